@@ -1,0 +1,34 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
+
+/**
+ * Operations routes (SPEC §5) and the headers every response carries. Liveness never looks at
+ * anything but the process; readiness needs a loaded catalog.
+ */
+async function ops(fastify: FastifyInstance) {
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('API-Version', API_VERSION)
+    reply.header('Catalog-Version', fastify.catalogStore.current().catalog.version)
+    reply.header('X-Request-Id', request.id)
+  })
+
+  fastify.get('/health', async () => ({ status: 'ok' }))
+
+  fastify.get('/ready', async () => {
+    const { catalog, loadedAt } = fastify.catalogStore.current()
+    return { status: 'ready', catalogVersion: catalog.version, loadedAt, tools: catalog.tools.length }
+  })
+
+  fastify.get('/version', async () => {
+    const { catalog, loadedAt } = fastify.catalogStore.current()
+    return { name: 'toolgate', version: PACKAGE_VERSION, apiVersions: [API_VERSION], catalogVersion: catalog.version, loadedAt }
+  })
+
+  fastify.get('/catalog', async (_request, reply) => {
+    reply.header('Content-Type', 'application/json; charset=utf-8')
+    return fastify.catalogStore.current().catalogJson
+  })
+}
+
+export default fp(ops, { name: 'ops', dependencies: ['catalog-store'] })

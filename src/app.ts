@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto'
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify'
+import catalogStore from '../plugins/catalog-store.js'
+import configPlugin from '../plugins/config.js'
+import ops from '../plugins/ops.js'
+import { fsSourceReader, type SourceReader } from './catalog/index.js'
+import type { GatewayConfig } from './config/load-config.js'
+import { errors } from './errors.js'
+
+export interface AppOptions {
+  readonly config: GatewayConfig
+  /** Where spec files are read from; the disk unless a test says otherwise. */
+  readonly reader?: SourceReader
+  readonly logger?: FastifyServerOptions['logger']
+}
+
+/** An inbound X-Request-Id is kept only when it is short and plain (it ends up in logs). */
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/
+
+/** Credentials never reach a log line (SPEC §5). */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+]
+
+/** Builds the gateway: registers every plugin, never listens (server.ts does). */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config } = options
+  const app = Fastify({
+    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    trustProxy: config.trustProxy,
+    genReqId: (request) => {
+      const inbound = request.headers['x-request-id']
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
+    },
+  })
+  app.setErrorHandler(handleError)
+  app.setNotFoundHandler((request, reply) => {
+    const error = new errors.notFound(request.method, request.url.split('?')[0])
+    reply.code(404).send({ error: error.message, code: error.code })
+  })
+  await app.register(configPlugin, { config })
+  await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
+  await app.register(ops)
+  return app
+}
+
+/** One JSON error shape `{ error, code, … }`; a 5xx never shows its message or stack to the client. */
+function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed')
+    const internal = new errors.internal()
+    return reply.code(status).send({ error: internal.message, code: internal.code })
+  }
+  const body: Record<string, unknown> = { error: error.message, code: error.code }
+  if (error.validation) body.details = error.validation.map((v) => ({ path: v.instancePath, message: v.message }))
+  return reply.code(status).send(body)
+}

@@ -1,0 +1,156 @@
+import { deepFreeze } from '../util/deep-freeze.js'
+import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { shortHash } from '../util/hash.js'
+import { stableStringify } from '../util/stable-json.js'
+import { buildViews } from './build-views.js'
+import { buildWorkflows } from './build-workflows.js'
+import { deriveService, type ToolDraft } from './derive-service.js'
+import type { LoadedSource } from './load-sources.js'
+import type { CatalogOptions, PolicyRule } from './options.js'
+import { createProblemSink, hasErrors } from './problems.js'
+import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
+import { assignWireNames } from './wire-name.js'
+
+export interface CatalogInput {
+  readonly sources: readonly LoadedSource[]
+  /** Files that failed to load; they are listed in the source reports. */
+  readonly failed?: readonly string[]
+  /** Problems found while loading. */
+  readonly problems?: readonly Problem[]
+}
+
+const VERSION_LENGTH = 16
+
+/**
+ * The catalog: a pure function of the loaded sources and the configuration, deep-frozen.
+ * A source with an error contributes nothing; the others serve (SPEC §1 "Sources fail alone").
+ */
+export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}): Catalog {
+  const problems: Problem[] = [...(input.problems ?? [])]
+  const configSink = createProblemSink(options.configFile ?? 'config', problems)
+  const openapi = input.sources.filter((s) => s.kind === 'openapi')
+  const naming = nameServices(openapi, options, problems)
+  const services: Service[] = []
+  const drafts: ToolDraft[] = []
+  const failed = new Set(input.failed ?? [])
+  for (const source of openapi) {
+    const sourceProblems: Problem[] = []
+    const names = naming.get(source.sourceId)
+    const derived = names && deriveService(source, names, createProblemSink(source.sourceId, sourceProblems))
+    problems.push(...sourceProblems)
+    if (!derived || hasErrors(sourceProblems)) {
+      failed.add(source.sourceId)
+      continue
+    }
+    services.push(derived.service)
+    drafts.push(...derived.tools)
+  }
+  const tools = nameTools(applyPolicies(drafts, options.policies ?? []), services, problems)
+  const workflows = buildAllWorkflows(input.sources, services, tools, problems, failed)
+  const views = buildViews(tools, services, options.profiles ?? {}, configSink)
+  const version = shortHash(stableStringify({ services, tools, views, workflows }), VERSION_LENGTH)
+  const sortedProblems = sortProblems(problems)
+  return deepFreeze({
+    version,
+    services,
+    tools,
+    views,
+    workflows,
+    sources: sourceReports(input, tools, workflows, failed, sortedProblems),
+    problems: sortedProblems,
+  })
+}
+
+/** Service id from configuration (`services.<id>.source`), else the file name without extension. */
+function nameServices(sources: readonly LoadedSource[], options: CatalogOptions, problems: Problem[]) {
+  const configured = Object.entries(options.services ?? {})
+  const naming = new Map<string, { id: string; alias: string }>()
+  const owner = new Map<string, string>()
+  for (const source of sources) {
+    const byConfig = configured.find(([, service]) => service.source === source.sourceId)
+    const id = byConfig?.[0] ?? source.sourceId.replace(/\.(ya?ml|json)$/i, '')
+    if (owner.has(id)) {
+      createProblemSink(source.sourceId, problems).error('service-id-duplicate', '', `service id ${id} is already taken by ${owner.get(id)}; give one of them another id in the configuration`)
+      continue
+    }
+    owner.set(id, source.sourceId)
+    naming.set(source.sourceId, { id, alias: options.services?.[id]?.alias ?? id })
+  }
+  const sink = createProblemSink(options.configFile ?? 'config', problems)
+  for (const [id, service] of configured) {
+    if (owner.has(id)) continue
+    sink.warn('service-config-unknown', `/services/${id}`, `service ${id} is configured${service.source ? ` with source ${service.source}` : ''} but no loaded spec provides it`)
+  }
+  return naming
+}
+
+/** Policies can only raise the bar: a matching rule turns approval on (or explicitly off). */
+function applyPolicies(drafts: readonly ToolDraft[], policies: readonly PolicyRule[]): ToolDraft[] {
+  if (policies.length === 0) return [...drafts]
+  const rules = policies.map((rule) => ({ rule, globs: rule.tools.map(globToRegExp) }))
+  return drafts.map((draft) => {
+    let safety = draft.safety
+    for (const { rule, globs } of rules) {
+      if (rule.requiresApproval !== undefined && matchesAnyGlob(draft.id, globs)) {
+        safety = { ...safety, requiresApproval: rule.requiresApproval }
+      }
+    }
+    return safety === draft.safety ? draft : { ...draft, safety }
+  })
+}
+
+function nameTools(drafts: readonly ToolDraft[], services: readonly Service[], problems: Problem[]): Tool[] {
+  const alias = new Map(services.map((service) => [service.id, service.alias]))
+  const assignment = assignWireNames(drafts.map((draft) => ({ ...draft, alias: alias.get(draft.serviceId)! })))
+  const tools = drafts.map((draft) => ({ ...draft, wireName: assignment.names.get(draft.id)! }))
+  for (const tool of tools) {
+    const why = assignment.adjusted.get(tool.id)
+    if (why) createProblemSink(tool.sourceId, problems).warn('wire-name-adjusted', tool.pointer, `${why}; ${tool.id} is offered as ${tool.wireName}`)
+  }
+  return tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+function buildAllWorkflows(
+  sources: readonly LoadedSource[],
+  services: readonly Service[],
+  tools: readonly Tool[],
+  problems: Problem[],
+  failed: Set<string>,
+): Workflow[] {
+  const workflows: Workflow[] = []
+  for (const source of sources.filter((s) => s.kind === 'arazzo')) {
+    const built = buildWorkflows(source, services, tools, createProblemSink(source.sourceId, problems))
+    if (built) workflows.push(...built)
+    else failed.add(source.sourceId)
+  }
+  return workflows
+}
+
+function sortProblems(problems: readonly Problem[]): Problem[] {
+  return [...problems].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))
+}
+
+function sourceReports(
+  input: CatalogInput,
+  tools: readonly Tool[],
+  workflows: readonly Workflow[],
+  failed: ReadonlySet<string>,
+  problems: readonly Problem[],
+): SourceReport[] {
+  const loaded = new Map(input.sources.map((source) => [source.sourceId, source]))
+  const ids = [...new Set([...loaded.keys(), ...(input.failed ?? [])])].sort()
+  return ids.map((sourceId) => {
+    const source = loaded.get(sourceId)
+    const own = problems.filter((problem) => problem.file === sourceId)
+    const count = source?.kind === 'arazzo' ? workflows : tools
+    return {
+      sourceId,
+      kind: source?.kind ?? 'unknown',
+      ...(source ? { format: source.format } : {}),
+      status: failed.has(sourceId) ? 'failed' : 'ok',
+      tools: failed.has(sourceId) ? 0 : count.filter((item) => item.sourceId === sourceId).length,
+      errors: own.filter((problem) => problem.severity === 'error').length,
+      warnings: own.filter((problem) => problem.severity === 'warning').length,
+    }
+  })
+}

@@ -1,0 +1,56 @@
+import { $RefParser, JSONParserErrorGroup } from '@apidevtools/json-schema-ref-parser'
+import type { ProblemSink } from './problems.js'
+
+/** Reads a file by absolute path; the loader decides which paths are allowed. */
+export type ReadText = (absolutePath: string) => Promise<string>
+
+/** True when some `$ref` in the value points outside the document (`./common.yaml#/…`). */
+export function hasExternalRefs(value: unknown): boolean {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (node === null || typeof node !== 'object') continue
+    const ref = (node as { $ref?: unknown }).$ref
+    if (typeof ref === 'string' && !ref.startsWith('#')) return true
+    for (const child of Object.values(node)) pending.push(child)
+  }
+  return false
+}
+
+/**
+ * Pulls every referenced sibling file into the document so that all `$ref`s become local
+ * (json-schema-ref-parser's bundle). Nothing is fetched over the network. A reference that
+ * cannot be resolved stays as it is and is reported; the operations using it repair it later.
+ */
+export async function bundleExternalRefs(
+  document: Record<string, unknown>,
+  absolutePath: string,
+  readText: ReadText,
+  sink: ProblemSink,
+): Promise<Record<string, unknown>> {
+  if (!hasExternalRefs(document)) return document
+  const parser = new $RefParser()
+  const options = {
+    continueOnError: true,
+    mutateInputSchema: false,
+    resolve: {
+      external: true,
+      http: false,
+      file: { order: 1, canRead: true, read: (file: { url: string }) => readText(file.url) },
+    },
+  }
+  try {
+    return (await parser.bundle(absolutePath, structuredClone(document), options)) as Record<string, unknown>
+  } catch (err) {
+    if (!(err instanceof JSONParserErrorGroup)) throw err
+    for (const error of err.errors) {
+      sink.warn('source-ref-unresolved', pointerFromPath(error.path), `cannot resolve a reference: ${error.message}`)
+    }
+    return (err.files.schema ?? document) as Record<string, unknown>
+  }
+}
+
+function pointerFromPath(path: readonly (string | number)[] | null | undefined): string {
+  if (!path) return ''
+  return path.map((token) => '/' + String(token).replaceAll('~', '~0').replaceAll('/', '~1')).join('')
+}

@@ -1,0 +1,112 @@
+import { isRecord } from '../util/is-record.js'
+import { childPointer } from '../util/json-pointer.js'
+import {
+  type ArgumentCandidate,
+  asBase64File,
+  isBinaryString,
+  isFlattenableObject,
+  mergeObjectAllOf,
+} from './input-schema.js'
+import type { SchemaContext } from './normalize-schema.js'
+import type { ProblemSink } from './problems.js'
+import type { JsonSchema, PropertyEncoding, RequestBody } from './types.js'
+
+export interface DerivedBody {
+  readonly body: RequestBody
+  readonly contentType: string
+  readonly candidates: ArgumentCandidate[]
+  readonly defs: Set<string>
+}
+
+const isJson = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type) || type === '*/*'
+const isForm = (type: string) => /^application\/x-www-form-urlencoded\b/i.test(type)
+const isMultipart = (type: string) => /^multipart\//i.test(type)
+const isText = (type: string) => /^text\//i.test(type)
+
+/** JSON first, then form-urlencoded, multipart, text, anything else (raw bytes). */
+export function chooseBodyContentType(types: readonly string[]): string | undefined {
+  return types.find(isJson) ?? types.find(isForm) ?? types.find(isMultipart) ?? types.find(isText) ?? types[0]
+}
+
+/**
+ * The request body snapshot (seed 003: required flag, content types, a schema per type) and
+ * the arguments it offers: the properties of an object body (JSON, form or multipart) become
+ * top-level arguments; any other body is one `body` argument (SPEC §1).
+ */
+export function deriveRequestBody(
+  raw: unknown,
+  pointer: string,
+  ctx: SchemaContext,
+  sink: ProblemSink,
+): DerivedBody | undefined {
+  if (raw === undefined) return undefined
+  const resolved = ctx.resolveObject(raw, pointer)
+  if (!resolved) return undefined
+  const node = resolved.value
+  const content = isRecord(node) && isRecord(node.content) ? node.content : {}
+  const contentTypes = Object.keys(content)
+  const contentType = chooseBodyContentType(contentTypes)
+  if (!isRecord(node) || !contentType) {
+    sink.warn('body-without-content', pointer, 'the request body declares no content type; no body is sent')
+    return undefined
+  }
+  const defs = new Set<string>()
+  const schemas: Record<string, JsonSchema> = {}
+  const encodings: Record<string, Record<string, PropertyEncoding>> = {}
+  for (const type of contentTypes) {
+    const media = content[type]
+    const at = childPointer(resolved.pointer, 'content', type)
+    const normalized = ctx.normalize(isRecord(media) && media.schema !== undefined ? media.schema : {}, childPointer(at, 'schema'))
+    for (const def of normalized.defs) defs.add(def)
+    schemas[type] = normalized.schema
+    if (isRecord(media) && isRecord(media.encoding)) encodings[type] = readEncodings(media.encoding)
+  }
+  const body: RequestBody = {
+    required: node.required === true,
+    ...(typeof node.description === 'string' ? { description: node.description } : {}),
+    contentTypes,
+    schemas,
+    encodings,
+  }
+  const schemaPointer = childPointer(resolved.pointer, 'content', contentType, 'schema')
+  return { body, contentType, candidates: bodyCandidates(body, contentType, schemas[contentType]!, schemaPointer), defs }
+}
+
+function bodyCandidates(body: RequestBody, contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
+  const merged = mergeObjectAllOf(schema)
+  const structured = isJson(contentType) || isForm(contentType) || isMultipart(contentType)
+  if (structured && isFlattenableObject(merged)) return propertyCandidates(body, contentType, merged, pointer)
+  let whole = merged
+  if (!structured && !isText(contentType)) whole = asBase64File(merged, `the raw ${contentType} body`)
+  else if (isText(contentType) && whole.type === undefined) whole = { ...whole, type: 'string' }
+  if (body.description && whole.description === undefined) whole = { ...whole, description: body.description }
+  return [{ name: 'body', location: 'body', target: { in: 'body', whole: true }, schema: whole, required: body.required, pointer }]
+}
+
+function propertyCandidates(body: RequestBody, contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
+  const properties = schema.properties as Record<string, JsonSchema>
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
+  return Object.entries(properties).map(([name, property]) => ({
+    name,
+    location: 'body' as const,
+    target: { in: 'body' as const, name },
+    schema: isMultipart(contentType) && isBinaryString(property) ? asBase64File(property, 'file content') : property,
+    // An optional body's required properties are required only once the body is sent at all.
+    required: body.required && required.has(name),
+    pointer: childPointer(pointer, 'properties', name),
+  }))
+}
+
+function readEncodings(encoding: Record<string, unknown>): Record<string, PropertyEncoding> {
+  const out: Record<string, PropertyEncoding> = {}
+  for (const [property, value] of Object.entries(encoding)) {
+    if (!isRecord(value)) continue
+    out[property] = {
+      ...(typeof value.contentType === 'string' ? { contentType: value.contentType } : {}),
+      ...(typeof value.style === 'string' ? { style: value.style } : {}),
+      ...(typeof value.explode === 'boolean' ? { explode: value.explode } : {}),
+      ...(typeof value.allowReserved === 'boolean' ? { allowReserved: value.allowReserved } : {}),
+    }
+  }
+  return out
+}

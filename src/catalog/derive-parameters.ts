@@ -1,0 +1,155 @@
+import { isRecord } from '../util/is-record.js'
+import { childPointer } from '../util/json-pointer.js'
+import { readParameterCliName } from './extensions.js'
+import { type ArgumentCandidate, parameterCandidate } from './input-schema.js'
+import type { SchemaContext } from './normalize-schema.js'
+import type { ProblemSink } from './problems.js'
+import type { Parameter, ParameterLocation } from './types.js'
+
+const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie']
+const DEFAULT_STYLE: Record<ParameterLocation, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' }
+/** OpenAPI: header parameters with these names "SHALL be ignored"; the gateway sets them. */
+const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
+
+export interface DerivedParameters {
+  readonly parameters: Parameter[]
+  readonly candidates: ArgumentCandidate[]
+  readonly defs: Set<string>
+}
+
+interface ParameterSource {
+  readonly list: unknown
+  readonly pointer: string
+}
+
+/**
+ * Path-level then operation-level parameters, the operation's overriding the path's by
+ * (name, in); every template variable of the path gets a parameter, declared or not.
+ */
+export function deriveParameters(
+  levels: readonly ParameterSource[],
+  path: string,
+  ctx: SchemaContext,
+  sink: ProblemSink,
+): DerivedParameters {
+  const byKey = new Map<string, { parameter: Parameter; candidate: ArgumentCandidate }>()
+  const defs = new Set<string>()
+  for (const level of levels) {
+    if (level.list === undefined) continue
+    if (!Array.isArray(level.list)) {
+      sink.warn('parameter-invalid', level.pointer, 'parameters must be a list; they are ignored')
+      continue
+    }
+    const seenHere = new Set<string>()
+    level.list.forEach((raw, index) => {
+      const derived = deriveParameter(raw, childPointer(level.pointer, index), path, ctx, sink, defs)
+      if (!derived) return
+      const key = `${derived.parameter.in}:${derived.parameter.name}`
+      if (seenHere.has(key)) {
+        sink.warn('parameter-invalid', childPointer(level.pointer, index), `${key} is declared twice; the first is kept`)
+        return
+      }
+      seenHere.add(key)
+      byKey.set(key, derived)
+    })
+  }
+  addUndeclaredPathParameters(path, byKey, sink, levels.at(-1)?.pointer ?? '')
+  const entries = [...byKey.values()]
+  return { parameters: entries.map((e) => e.parameter), candidates: entries.map((e) => e.candidate), defs }
+}
+
+function deriveParameter(
+  raw: unknown,
+  pointer: string,
+  path: string,
+  ctx: SchemaContext,
+  sink: ProblemSink,
+  defs: Set<string>,
+): { parameter: Parameter; candidate: ArgumentCandidate } | undefined {
+  const resolved = ctx.resolveObject(raw, pointer)
+  if (!resolved) return undefined
+  const node = resolved.value
+  if (!isRecord(node) || typeof node.name !== 'string' || node.name === '') {
+    sink.warn('parameter-invalid', pointer, 'a parameter needs a name; it is left out')
+    return undefined
+  }
+  const location = LOCATIONS.find((where) => where === node.in)
+  if (!location) {
+    sink.warn('parameter-invalid', pointer, `parameter ${node.name} has in: ${JSON.stringify(node.in)}; it is left out`)
+    return undefined
+  }
+  if (location === 'header' && RESERVED_HEADERS.has(node.name.toLowerCase())) return undefined
+  if (location === 'path' && !templateVariables(path).includes(node.name)) {
+    sink.warn('parameter-invalid', pointer, `path parameter ${node.name} is not in the path ${path}; it is left out`)
+    return undefined
+  }
+  const { schema, contentType } = parameterSchema(node, resolved.pointer, ctx, sink, defs)
+  if (location === 'path' && node.required !== true) {
+    sink.warn('parameter-path-optional', pointer, `path parameter ${node.name} is not marked required; it is required`)
+  }
+  const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[location]
+  const parameter: Parameter = {
+    name: node.name,
+    in: location,
+    required: location === 'path' || node.required === true,
+    ...(typeof node.description === 'string' ? { description: node.description } : {}),
+    deprecated: node.deprecated === true,
+    schema,
+    style,
+    explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
+    allowReserved: node.allowReserved === true,
+    ...(contentType ? { contentType } : {}),
+  }
+  const cliName = readParameterCliName(node, resolved.pointer, sink)
+  return { parameter, candidate: parameterCandidate(parameter, cliName, resolved.pointer) }
+}
+
+function parameterSchema(
+  node: Record<string, unknown>,
+  pointer: string,
+  ctx: SchemaContext,
+  sink: ProblemSink,
+  defs: Set<string>,
+) {
+  if (node.schema !== undefined) return { schema: collect(ctx.normalize(node.schema, childPointer(pointer, 'schema')), defs) }
+  const content = isRecord(node.content) ? Object.entries(node.content)[0] : undefined
+  if (content && isRecord(content[1])) {
+    const at = childPointer(pointer, 'content', content[0], 'schema')
+    return { schema: collect(ctx.normalize(content[1].schema ?? {}, at), defs), contentType: content[0] }
+  }
+  sink.warn('parameter-invalid', pointer, `parameter ${String(node.name)} has neither schema nor content; a string is assumed`)
+  return { schema: { type: 'string' } }
+}
+
+function collect(normalized: { schema: Parameter['schema']; defs: ReadonlySet<string> }, defs: Set<string>) {
+  for (const def of normalized.defs) defs.add(def)
+  return normalized.schema
+}
+
+/** `{name}` variables of a path template, fragment excluded. */
+export function templateVariables(path: string): string[] {
+  return [...path.split('#')[0]!.matchAll(/\{([^{}]+)\}/g)].map((match) => match[1]!)
+}
+
+function addUndeclaredPathParameters(
+  path: string,
+  byKey: Map<string, { parameter: Parameter; candidate: ArgumentCandidate }>,
+  sink: ProblemSink,
+  pointer: string,
+): void {
+  for (const name of templateVariables(path)) {
+    if (byKey.has(`path:${name}`)) continue
+    sink.warn('parameter-path-undeclared', pointer, `path variable {${name}} has no parameter; a required string is assumed`)
+    const parameter: Parameter = {
+      name,
+      in: 'path',
+      required: true,
+      deprecated: false,
+      schema: { type: 'string' },
+      style: 'simple',
+      explode: false,
+      allowReserved: false,
+    }
+    byKey.set(`path:${name}`, { parameter, candidate: parameterCandidate(parameter, undefined, pointer) })
+  }
+}

@@ -1,0 +1,231 @@
+import { isRecord } from '../util/is-record.js'
+import { childPointer, pointerOf } from '../util/json-pointer.js'
+import { deriveRequestBody } from './derive-body.js'
+import { deriveParameters } from './derive-parameters.js'
+import { type OperationExtensions, readOperationExtensions } from './extensions.js'
+import { assembleInputSchema } from './input-schema.js'
+import type { LoadedSource } from './load-sources.js'
+import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
+import type { ProblemSink } from './problems.js'
+import { deriveSafety } from './safety.js'
+import { snakeCase } from './wire-name.js'
+import {
+  type AuthRequirement,
+  HTTP_METHODS,
+  type HttpMethod,
+  type SecurityScheme,
+  type Service,
+  type Tool,
+} from './types.js'
+
+/** A tool before the catalog-wide wire-name pass. */
+export type ToolDraft = Omit<Tool, 'wireName'>
+
+export interface DerivedService {
+  readonly service: Service
+  readonly tools: ToolDraft[]
+}
+
+interface DocumentContext {
+  readonly document: Record<string, unknown>
+  readonly service: Service
+  readonly ctx: SchemaContext
+  readonly sink: ProblemSink
+  readonly ids: Set<string>
+}
+
+/** One OpenAPI 3.1 document → its service record and a tool per GET/POST/PUT/PATCH/DELETE operation. */
+export function deriveService(
+  source: LoadedSource,
+  naming: { id: string; alias: string },
+  sink: ProblemSink,
+): DerivedService | undefined {
+  const document = source.document
+  const paths = document.paths ?? {}
+  if (!isRecord(paths)) {
+    sink.error('source-invalid-structure', '/paths', 'paths must be an object of path items')
+    return undefined
+  }
+  const ctx = createSchemaContext(document, sink)
+  const info = isRecord(document.info) ? document.info : {}
+  const service: Service = {
+    id: naming.id,
+    alias: naming.alias,
+    sourceId: source.sourceId,
+    title: typeof info.title === 'string' && info.title.trim() !== '' ? info.title : naming.id,
+    ...(typeof info.description === 'string' ? { description: info.description } : {}),
+    ...(info.version !== undefined ? { apiVersion: String(info.version) } : {}),
+    servers: serverUrls(document.servers),
+    securitySchemes: readSecuritySchemes(document, ctx),
+  }
+  const context: DocumentContext = { document, service, ctx, sink, ids: new Set() }
+  const tools: ToolDraft[] = []
+  for (const [rawPath, rawItem] of Object.entries(paths)) {
+    const itemPointer = pointerOf('paths', rawPath)
+    const resolved = ctx.resolveObject(rawItem, itemPointer)
+    if (!resolved || !isRecord(resolved.value)) continue
+    for (const method of HTTP_METHODS) {
+      if (!(method in resolved.value)) continue
+      const tool = deriveTool(context, rawPath, resolved.value, method, resolved.pointer)
+      if (tool) tools.push(tool)
+    }
+  }
+  return { service, tools }
+}
+
+function deriveTool(
+  context: DocumentContext,
+  rawPath: string,
+  item: Record<string, unknown>,
+  method: HttpMethod,
+  itemPointer: string,
+): ToolDraft | undefined {
+  const { ctx, sink, service } = context
+  const pointer = childPointer(itemPointer, method)
+  const operation = item[method]
+  if (!isRecord(operation)) {
+    sink.warn('operation-invalid', pointer, `${method.toUpperCase()} ${rawPath} is not an operation object; it is left out`)
+    return undefined
+  }
+  const path = rawPath.split('#')[0]!
+  const id = toolId(context, operation, method, rawPath, pointer)
+  const extensions = readOperationExtensions(operation, pointer, sink)
+  const params = deriveParameters(
+    [
+      { list: item.parameters, pointer: childPointer(itemPointer, 'parameters') },
+      { list: operation.parameters, pointer: childPointer(pointer, 'parameters') },
+    ],
+    path,
+    ctx,
+    sink,
+  )
+  const body = deriveRequestBody(operation.requestBody, childPointer(pointer, 'requestBody'), ctx, sink)
+  const defs = ctx.defsFor([...params.defs, ...(body?.defs ?? [])])
+  const input = assembleInputSchema([...params.candidates, ...(body?.candidates ?? [])], defs, sink)
+  const operationId = typeof operation.operationId === 'string' && operation.operationId.trim() !== '' ? operation.operationId : undefined
+  const summary = typeof operation.summary === 'string' ? operation.summary.trim() : ''
+  const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : []
+  const servers = serverUrls(operation.servers ?? item.servers)
+  return {
+    id,
+    serviceId: service.id,
+    ...(operationId ? { operationId } : {}),
+    method,
+    rawPath,
+    path,
+    title: summary || operationId || `${method.toUpperCase()} ${path}`,
+    description: describe(extensions, summary, operation.description, method, path),
+    tags,
+    group: extensions.group ?? tags[0] ?? firstStaticSegment(path),
+    commandName: extensions.name ?? kebabCase(operationId ?? `${method} ${path.replace(/[{}]/g, '')}`),
+    aliases: extensions.aliases,
+    hidden: extensions.hidden,
+    ignored: extensions.ignore,
+    deprecated: operation.deprecated === true,
+    parameters: params.parameters,
+    ...(body ? { requestBody: body.body } : {}),
+    auth: readAuth(operation.security ?? context.document.security, service, childPointer(pointer, 'security'), sink),
+    safety: deriveSafety(method, extensions),
+    ...(extensions.price ? { price: extensions.price } : {}),
+    ...(extensions.output ? { output: extensions.output } : {}),
+    ...(extensions.pagination ? { pagination: extensions.pagination } : {}),
+    ...(extensions.retry ? { retry: extensions.retry } : {}),
+    ...(servers.length > 0 ? { servers } : {}),
+    inputSchema: input.inputSchema,
+    binding: { arguments: input.arguments, ...(body ? { bodyContentType: body.contentType } : {}) },
+    sourceId: service.sourceId,
+    pointer,
+  }
+}
+
+/** seed 003: `<service-id>:<operationId>`, else `<service-id>:<method>:<raw-path>`; duplicates fall back too. */
+function toolId(
+  context: DocumentContext,
+  operation: Record<string, unknown>,
+  method: HttpMethod,
+  rawPath: string,
+  pointer: string,
+): string {
+  const { service, sink, ids } = context
+  const fallback = `${service.id}:${method}:${rawPath}`
+  const operationId = typeof operation.operationId === 'string' ? operation.operationId.trim() : ''
+  let id = fallback
+  if (operationId === '') {
+    sink.warn('operation-without-id', pointer, `no operationId; the tool ID is ${fallback}`)
+  } else if (ids.has(`${service.id}:${operationId}`)) {
+    sink.warn('tool-id-duplicate', childPointer(pointer, 'operationId'), `operationId ${operationId} is used twice in this service; this operation's tool ID is ${fallback}`)
+  } else {
+    id = `${service.id}:${operationId}`
+  }
+  ids.add(id)
+  return id
+}
+
+function describe(extensions: OperationExtensions, summary: string, description: unknown, method: HttpMethod, path: string) {
+  if (extensions.description) return extensions.description
+  const detail = typeof description === 'string' ? description.trim() : ''
+  if (summary && detail) return detail.startsWith(summary) ? detail : `${summary}${/[.!?]$/.test(summary) ? '' : '.'} ${detail}`
+  return summary || detail || `${method.toUpperCase()} ${path}`
+}
+
+function firstStaticSegment(path: string): string {
+  return path.split('/').find((segment) => segment !== '' && !segment.startsWith('{')) ?? 'default'
+}
+
+function kebabCase(text: string): string {
+  return snakeCase(text).replaceAll('_', '-')
+}
+
+/** Server URLs with their variables replaced by the defaults. */
+function serverUrls(servers: unknown): string[] {
+  if (!Array.isArray(servers)) return []
+  return servers.filter(isRecord).flatMap((server) => {
+    if (typeof server.url !== 'string') return []
+    const variables = isRecord(server.variables) ? server.variables : {}
+    return [
+      server.url.replace(/\{([^}]+)\}/g, (match, name: string) => {
+        const variable = variables[name]
+        return isRecord(variable) && variable.default !== undefined ? String(variable.default) : match
+      }),
+    ]
+  })
+}
+
+function readSecuritySchemes(document: Record<string, unknown>, ctx: SchemaContext): Record<string, SecurityScheme> {
+  const components = isRecord(document.components) ? document.components : {}
+  const schemes = isRecord(components.securitySchemes) ? components.securitySchemes : {}
+  const out: Record<string, SecurityScheme> = {}
+  for (const [name, raw] of Object.entries(schemes)) {
+    const node = ctx.resolveObject(raw, pointerOf('components', 'securitySchemes', name))?.value
+    if (!isRecord(node)) continue
+    const type = (['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS'] as const).find((t) => t === node.type)
+    if (!type) continue
+    const where = (['header', 'query', 'cookie'] as const).find((w) => w === node.in)
+    out[name] = {
+      name,
+      type,
+      ...(typeof node.scheme === 'string' ? { scheme: node.scheme.toLowerCase() } : {}),
+      ...(where ? { in: where } : {}),
+      ...(typeof node.name === 'string' ? { paramName: node.name } : {}),
+      ...(typeof node.bearerFormat === 'string' ? { bearerFormat: node.bearerFormat } : {}),
+    }
+  }
+  return out
+}
+
+/** Operation security, else the document's: alternatives of scheme sets; unknown schemes are reported. */
+function readAuth(security: unknown, service: Service, pointer: string, sink: ProblemSink): AuthRequirement[] {
+  if (!Array.isArray(security)) return []
+  const requirements: AuthRequirement[] = []
+  for (const requirement of security) {
+    if (!isRecord(requirement)) continue
+    const schemes = Object.entries(requirement).flatMap(([scheme, scopes]) => {
+      if (service.securitySchemes[scheme]) return [{ scheme, scopes: Array.isArray(scopes) ? scopes.map(String) : [] }]
+      sink.warn('security-scheme-unknown', pointer, `security scheme ${scheme} is not defined in components.securitySchemes`)
+      return []
+    })
+    // An empty alternative (`security: [{}, …]`) means authentication is optional.
+    requirements.push({ schemes })
+  }
+  return requirements
+}

@@ -1,0 +1,17 @@
+import { buildCatalog } from './build-catalog.js'
+import { loadSpecsDirectory, type SourceReader } from './load-sources.js'
+import type { CatalogOptions } from './options.js'
+import type { Catalog } from './types.js'
+
+export { buildCatalog, type CatalogInput } from './build-catalog.js'
+export { DISCOVER_VIEW } from './build-views.js'
+export { fsSourceReader } from './fs-reader.js'
+export { type LoadedSource, type LoadResult, loadSpecsDirectory, type SourceReader } from './load-sources.js'
+export type { CatalogOptions, PolicyRule, ProfileOptions, ServiceOptions } from './options.js'
+export { PROBLEM_CODES, type ProblemCode } from './problems.js'
+export type * from './types.js'
+
+/** Loads a specs directory and builds its catalog in one call. */
+export async function loadCatalog(dir: string, reader: SourceReader, options: CatalogOptions = {}): Promise<Catalog> {
+  return buildCatalog(await loadSpecsDirectory(dir, reader), options)
+}

@@ -1,0 +1,150 @@
+import { shortHash } from '../util/hash.js'
+import { isRecord } from '../util/is-record.js'
+import type { ProblemSink } from './problems.js'
+import type { ArgumentTarget, JsonSchema, Parameter, ParameterLocation } from './types.js'
+
+/** One argument an operation wants, before names are made unique and safe. */
+export interface ArgumentCandidate {
+  readonly name: string
+  readonly location: ParameterLocation | 'body'
+  readonly target: ArgumentTarget
+  readonly schema: JsonSchema
+  readonly required: boolean
+  readonly pointer: string
+}
+
+export interface InputSchemaResult {
+  readonly inputSchema: JsonSchema
+  readonly arguments: Record<string, ArgumentTarget>
+}
+
+/** Anthropic and Bedrock reject a whole request whose property keys break this (SPEC §1). */
+export const ARGUMENT_KEY_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/
+const MAX_KEY_LENGTH = 64
+const LOCATION_PRIORITY: readonly (ParameterLocation | 'body')[] = ['path', 'query', 'header', 'cookie', 'body']
+
+/** `filter[name]` → `filter_name`, `$top` → `top`; over-long keys keep a stable hash of the original. */
+export function sanitizeArgumentKey(name: string): string {
+  const cleaned = name
+    .replace(/[^a-zA-Z0-9_.-]+/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^[_.-]+|[_.-]+$/g, '')
+  const key = cleaned === '' ? `arg_${shortHash(name)}` : cleaned
+  if (key.length <= MAX_KEY_LENGTH) return key
+  return `${key.slice(0, MAX_KEY_LENGTH - 9).replace(/[_.-]+$/, '')}_${shortHash(name)}`
+}
+
+/** The argument a parameter becomes: its x-cli-name or wire name, its schema with the parameter's description. */
+export function parameterCandidate(parameter: Parameter, cliName: string | undefined, pointer: string): ArgumentCandidate {
+  const schema: Record<string, unknown> = { ...parameter.schema }
+  if (parameter.description && schema.description === undefined) schema.description = parameter.description
+  if (parameter.deprecated) schema.deprecated = true
+  return {
+    name: cliName ?? parameter.name,
+    location: parameter.in,
+    target: { in: parameter.in, name: parameter.name },
+    schema,
+    required: parameter.required,
+    pointer,
+  }
+}
+
+/**
+ * One flat object schema for all arguments (SPEC §1): names sanitized, clashes resolved by
+ * location priority (path, query, header, cookie, body — the earlier keeps the bare name, the
+ * later gets `<location>_<name>`), and the binding that maps every key back to the request.
+ */
+export function assembleInputSchema(
+  candidates: readonly ArgumentCandidate[],
+  defs: Record<string, JsonSchema>,
+  sink: ProblemSink,
+): InputSchemaResult {
+  const ordered = [...candidates].sort(
+    (a, b) => LOCATION_PRIORITY.indexOf(a.location) - LOCATION_PRIORITY.indexOf(b.location),
+  )
+  const properties: Record<string, JsonSchema> = {}
+  const required: string[] = []
+  const args: Record<string, ArgumentTarget> = {}
+  for (const candidate of ordered) {
+    const key = uniqueKey(candidate, properties, sink)
+    properties[key] = key === candidate.name ? candidate.schema : withWireNote(candidate)
+    args[key] = candidate.target
+    if (candidate.required) required.push(key)
+  }
+  const inputSchema: Record<string, unknown> = { type: 'object', properties }
+  if (required.length > 0) inputSchema.required = required
+  inputSchema.additionalProperties = false
+  if (Object.keys(defs).length > 0) inputSchema.$defs = defs
+  return { inputSchema, arguments: args }
+}
+
+/** A renamed argument says what it is called on the wire, so nothing about it is lost. */
+function withWireNote(candidate: ArgumentCandidate): JsonSchema {
+  const where = candidate.location === 'body' ? 'body property' : `${candidate.location} parameter`
+  const wireName = 'name' in candidate.target ? candidate.target.name : candidate.name
+  const note = `Sent as ${where} ${JSON.stringify(wireName)}.`
+  const description = typeof candidate.schema.description === 'string' ? `${candidate.schema.description} ${note}` : note
+  return { ...candidate.schema, description }
+}
+
+function uniqueKey(candidate: ArgumentCandidate, taken: Record<string, unknown>, sink: ProblemSink): string {
+  const key = sanitizeArgumentKey(candidate.name)
+  if (key !== candidate.name) {
+    sink.warn('parameter-key-sanitized', candidate.pointer, `argument ${JSON.stringify(candidate.name)} is offered as ${key}`)
+  }
+  if (!(key in taken)) return key
+  let renamed = sanitizeArgumentKey(`${candidate.location}_${candidate.name}`)
+  if (renamed in taken) renamed = sanitizeArgumentKey(`${renamed}_${shortHash(candidate.pointer)}`)
+  sink.warn('argument-clash', candidate.pointer, `${candidate.location} argument ${key} clashes with an earlier one; it is offered as ${renamed}`)
+  return renamed
+}
+
+/**
+ * Whether an object body can be spread into top-level arguments: a plain object with
+ * declared properties and no root combinators or schema-valued additionalProperties.
+ */
+export function isFlattenableObject(schema: JsonSchema): boolean {
+  if (!isRecord(schema.properties) || Object.keys(schema.properties).length === 0) return false
+  if (schema.type !== undefined && schema.type !== 'object') return false
+  if (schema.oneOf || schema.anyOf || schema.allOf || schema.not || schema.if || schema.$ref) return false
+  if (schema.patternProperties || schema.dependentSchemas || schema.unevaluatedProperties) return false
+  return !isRecord(schema.additionalProperties)
+}
+
+const MERGEABLE_KEYS = new Set(['type', 'properties', 'required', 'description', 'title', 'additionalProperties'])
+
+/**
+ * `allOf` of plain objects (the usual inheritance pattern) merged into one object, so the
+ * body can still be flattened. Anything else is returned unchanged.
+ */
+export function mergeObjectAllOf(schema: JsonSchema): JsonSchema {
+  const members = schema.allOf
+  if (!Array.isArray(members)) return schema
+  const { allOf: _, ...rest } = schema
+  const parts = [rest, ...members] as JsonSchema[]
+  if (!parts.every((part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key)))) return schema
+  if (parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
+  const properties: Record<string, unknown> = {}
+  const required = new Set<string>()
+  for (const part of parts) {
+    Object.assign(properties, part.properties ?? {})
+    for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
+  }
+  const merged: Record<string, unknown> = { type: 'object', properties }
+  if (rest.description !== undefined) merged.description = rest.description
+  const known = [...required].filter((name) => name in properties)
+  if (known.length > 0) merged.required = known
+  return merged
+}
+
+/** A file part or binary body: agents send text, so the bytes travel base64-encoded. */
+export function asBase64File(schema: JsonSchema, what: string): JsonSchema {
+  const { format: _, ...rest } = schema
+  const description = typeof schema.description === 'string' ? `${schema.description} ` : ''
+  return { ...rest, type: 'string', contentEncoding: 'base64', description: `${description}(${what}, base64-encoded)` }
+}
+
+export function isBinaryString(schema: JsonSchema): boolean {
+  if (schema.type !== 'string') return false
+  return schema.format === 'binary' || (schema.contentMediaType !== undefined && schema.contentEncoding === undefined)
+}

@@ -1,0 +1,108 @@
+import { isAbsolute, relative, resolve, sep } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { bundleExternalRefs } from './bundle-refs.js'
+import { classifyDocument, isSpecFileName, parseDocumentText } from './parse-document.js'
+import { createProblemSink, type ProblemSink } from './problems.js'
+import type { Problem } from './types.js'
+import { upgradeToOpenApi31 } from './upgrade-document.js'
+
+/** File access for the loader, injected so the core can be tested without a disk. */
+export interface SourceReader {
+  /** Names of the files directly inside `dir` (links to files included, dot-files excluded), sorted. */
+  listFiles(dir: string): Promise<string[]>
+  readText(absolutePath: string): Promise<string>
+}
+
+/** One source that parsed: OpenAPI documents are already upgraded to 3.1 and bundled. */
+export interface LoadedSource {
+  /** The file name relative to the specs directory. */
+  readonly sourceId: string
+  readonly kind: 'openapi' | 'arazzo'
+  /** As written: "swagger 2.0", "openapi 3.0.3", "arazzo 1.0.1". */
+  readonly format: string
+  readonly document: Record<string, unknown>
+}
+
+export interface LoadResult {
+  readonly sources: readonly LoadedSource[]
+  /** Spec files that could not be loaded at all (their problems say why). */
+  readonly failed: readonly string[]
+  readonly problems: readonly Problem[]
+}
+
+/** Reads every spec file directly inside `dir`; one bad file never stops the others. */
+export async function loadSpecsDirectory(dir: string, reader: SourceReader): Promise<LoadResult> {
+  const problems: Problem[] = []
+  const names = await listOrReport(dir, reader, problems)
+  const specNames = names.filter((name) => reportNonSpec(name, problems))
+  if (specNames.length === 0 && !hasErrorFor(problems, dir)) {
+    createProblemSink(dir, problems).warn('source-empty-directory', '', `no .yaml, .yml or .json file in ${dir}`)
+  }
+  const loaded = await Promise.all(specNames.map((name) => loadSource(dir, name, reader, problems)))
+  const sources = loaded.filter((source): source is LoadedSource => source !== undefined)
+  const failed = specNames.filter((name) => !sources.some((source) => source.sourceId === name))
+  return { sources, failed, problems }
+}
+
+async function listOrReport(dir: string, reader: SourceReader, problems: Problem[]): Promise<string[]> {
+  try {
+    return await reader.listFiles(dir)
+  } catch (err) {
+    createProblemSink(dir, problems).error('source-unreadable', '', `cannot list ${dir}: ${(err as Error).message}`)
+    return []
+  }
+}
+
+function hasErrorFor(problems: readonly Problem[], file: string): boolean {
+  return problems.some((problem) => problem.file === file && problem.severity === 'error')
+}
+
+function reportNonSpec(name: string, problems: Problem[]): boolean {
+  if (isSpecFileName(name)) return true
+  createProblemSink(name, problems).warn('source-not-a-spec-file', '', 'not loaded: only .yaml, .yml and .json files are specs')
+  return false
+}
+
+async function loadSource(
+  dir: string,
+  name: string,
+  reader: SourceReader,
+  problems: Problem[],
+): Promise<LoadedSource | undefined> {
+  const sink = createProblemSink(name, problems)
+  const absolutePath = resolve(dir, name)
+  const text = await readOrReport(absolutePath, reader, sink)
+  if (text === undefined) return undefined
+  const value = parseDocumentText(text, sink)
+  if (value === undefined) return undefined
+  const kind = classifyDocument(value, sink)
+  if (!kind) return undefined
+  const document = value as Record<string, unknown>
+  if (kind.kind === 'arazzo') return { sourceId: name, kind: 'arazzo', format: kind.format, document }
+  const bundled = await bundleExternalRefs(document, absolutePath, confinedReader(dir, reader), sink)
+  const upgraded = upgradeToOpenApi31(bundled, sink)
+  if (!upgraded) return undefined
+  return { sourceId: name, kind: 'openapi', format: kind.format, document: upgraded }
+}
+
+async function readOrReport(path: string, reader: SourceReader, sink: ProblemSink): Promise<string | undefined> {
+  try {
+    return await reader.readText(path)
+  } catch (err) {
+    sink.error('source-unreadable', '', `cannot read the file: ${(err as Error).message}`)
+    return undefined
+  }
+}
+
+/** Referenced files must lie inside the specs directory: a spec cannot make the gateway read /etc/passwd. */
+function confinedReader(dir: string, reader: SourceReader) {
+  const root = resolve(dir)
+  return async (location: string): Promise<string> => {
+    const path = location.startsWith('file:') ? fileURLToPath(location) : resolve(location)
+    const inside = relative(root, path)
+    if (inside.startsWith('..' + sep) || inside === '..' || isAbsolute(inside)) {
+      throw new Error(`${location} is outside the specs directory`)
+    }
+    return reader.readText(path)
+  }
+}

@@ -1,0 +1,244 @@
+import { shortHash } from '../util/hash.js'
+import { isRecord } from '../util/is-record.js'
+import { childPointer, resolvePointer, unescapePointerToken } from '../util/json-pointer.js'
+import type { ProblemSink } from './problems.js'
+import { createRecursionDetector, normalizeRef } from './ref-graph.js'
+import type { JsonSchema } from './types.js'
+
+/** A normalized schema and the recursive definitions (`$defs` entries) it refers to. */
+export interface NormalizedSchema {
+  readonly schema: JsonSchema
+  /** Reference pointers (`#/components/schemas/Node`) that stay as `$ref: '#/$defs/…'`. */
+  readonly defs: ReadonlySet<string>
+}
+
+export interface SchemaContext {
+  /** Turns an OpenAPI 3.1 schema into a self-contained request-side JSON Schema (see walkKeywords). */
+  normalize(node: unknown, pointer: string): NormalizedSchema
+  /** Follows `$ref` chains of non-schema objects (parameters, request bodies, path items). */
+  resolveObject(node: unknown, pointer: string): { value: unknown; pointer: string } | undefined
+  /** The `$defs` map for a set of recursive definitions, closed over what they refer to. */
+  defsFor(refs: Iterable<string>): Record<string, JsonSchema>
+}
+
+/** Keywords that are OpenAPI-only or meaningless once the schema stands alone: left out. */
+const DROPPED = new Set([
+  'discriminator',
+  'xml',
+  'externalDocs',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicAnchor',
+  '$comment',
+  '$defs',
+  'definitions',
+  'nullable',
+  'additionalItems',
+])
+const SCHEMA_MAP_KEYWORDS = new Set(['patternProperties', 'dependentSchemas'])
+const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+const SCHEMA_KEYWORDS = new Set([
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+])
+/** Keywords that may stand beside a `$ref` and are kept there (OpenAPI 3.1 allows siblings). */
+const REF_SIBLINGS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly'])
+
+export function createSchemaContext(document: unknown, sink: ProblemSink): SchemaContext {
+  const isRecursive = createRecursionDetector(document)
+  const inlined = new Map<string, NormalizedSchema>()
+  const definitions = new Map<string, NormalizedSchema>()
+
+  const normalize = (node: unknown, pointer: string): NormalizedSchema => {
+    const defs = new Set<string>()
+    return { schema: walk(node, pointer, defs), defs }
+  }
+
+  const walk = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+    if (node === true) return {}
+    if (node === false) return { not: {} }
+    if (!isRecord(node)) {
+      sink.warn('schema-invalid', pointer, `expected a schema object, got ${JSON.stringify(node)}; {} stands in`)
+      return {}
+    }
+    if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs)
+    return walkKeywords(node, pointer, defs)
+  }
+
+  const walkRef = (node: Record<string, unknown>, ref: string, pointer: string, defs: Set<string>): JsonSchema => {
+    const siblings = refSiblings(node)
+    const target = ref.startsWith('#') ? resolvePointer(document, ref) : undefined
+    if (target === undefined) {
+      sink.warn('ref-dangling', pointer, `$ref ${ref} points at nothing; an empty schema stands in`)
+      return siblings
+    }
+    const key = normalizeRef(ref)
+    if (isRecursive(key)) {
+      defineRecursive(key)
+      defs.add(key)
+      return { ...siblings, $ref: `#/$defs/${defName(key)}` }
+    }
+    let hit = inlined.get(key)
+    if (!hit) {
+      hit = normalize(target, key.slice(1))
+      inlined.set(key, hit)
+    }
+    for (const def of hit.defs) defs.add(def)
+    return Object.keys(siblings).length === 0 ? hit.schema : { ...hit.schema, ...siblings }
+  }
+
+  const defineRecursive = (key: string): void => {
+    if (definitions.has(key)) return
+    definitions.set(key, { schema: {}, defs: new Set() }) // placeholder: the walk below refers back to key
+    definitions.set(key, normalize(resolvePointer(document, key), key.slice(1)))
+  }
+
+  const walkKeywords = (node: Record<string, unknown>, pointer: string, defs: Set<string>): JsonSchema => {
+    const out: Record<string, unknown> = {}
+    const readOnly = new Set<string>()
+    for (const [key, value] of Object.entries(node)) {
+      if (key.startsWith('x-') || DROPPED.has(key)) continue
+      const at = childPointer(pointer, key)
+      if (key === 'properties' && isRecord(value)) out.properties = walkProperties(value, at, defs, readOnly)
+      else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
+      else if (SCHEMA_MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
+      else if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value))
+        out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs))
+      else if (SCHEMA_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
+      else if (key === 'example') out.examples ??= [value]
+      else out[key] = value
+    }
+    repairType(node, out)
+    repairArrayItems(out, pointer)
+    repairRequired(out, pointer, readOnly)
+    return out
+  }
+
+  const walkProperties = (
+    properties: Record<string, unknown>,
+    pointer: string,
+    defs: Set<string>,
+    readOnly: Set<string>,
+  ) => {
+    const out: Record<string, JsonSchema> = {}
+    for (const [name, value] of Object.entries(properties)) {
+      const at = childPointer(pointer, name)
+      if (value === false) {
+        sink.warn('schema-false-property', at, `property ${name} has the schema false; it is left out`)
+        continue
+      }
+      const schema = walk(value, at, defs)
+      // Request-side schemas: a read-only property is the server's to set, never an argument.
+      if (schema.readOnly === true) readOnly.add(name)
+      else out[name] = schema
+    }
+    return out
+  }
+
+  const walkItems = (value: unknown, pointer: string, defs: Set<string>): Record<string, unknown> => {
+    // Draft 4–2019 tuple form `items: [a, b]` is `prefixItems` in 2020-12.
+    if (Array.isArray(value)) return { prefixItems: value.map((item, i) => walk(item, childPointer(pointer, i), defs)) }
+    return { items: typeof value === 'boolean' ? value : walk(value, pointer, defs) }
+  }
+
+  const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>) =>
+    Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, childPointer(pointer, k), defs)]))
+
+  const repairArrayItems = (out: Record<string, unknown>, pointer: string): void => {
+    if (!typeIncludes(out.type, 'array') || 'items' in out || 'prefixItems' in out) return
+    sink.warn('schema-array-without-items', pointer, 'array schema without items; items: {} (any value) is assumed')
+    out.items = {}
+  }
+
+  const repairRequired = (out: Record<string, unknown>, pointer: string, readOnly: ReadonlySet<string>): void => {
+    if (!('required' in out)) return
+    if (!Array.isArray(out.required) || out.required.some((name) => typeof name !== 'string')) {
+      sink.warn('schema-required-unknown', pointer, 'required must be a list of property names; it is ignored')
+      delete out.required
+      return
+    }
+    const properties = out.properties
+    if (!isRecord(properties) || out.allOf || out.anyOf || out.oneOf) return
+    const known = (out.required as string[]).filter((name) => name in properties)
+    for (const name of out.required as string[]) {
+      if (known.includes(name) || readOnly.has(name)) continue
+      sink.warn('schema-required-unknown', childPointer(pointer, 'required'), `required names ${name}, which is not a property`)
+    }
+    if (known.length > 0) out.required = [...new Set(known)]
+    else delete out.required
+  }
+
+  const resolveObject = (node: unknown, pointer: string) => {
+    let value = node
+    let at = pointer
+    const seen = new Set<string>()
+    while (isRecord(value) && typeof value.$ref === 'string') {
+      const ref = value.$ref
+      if (seen.has(ref) || !ref.startsWith('#')) break
+      seen.add(ref)
+      const target = resolvePointer(document, ref)
+      if (target === undefined) break
+      value = target
+      at = normalizeRef(ref).slice(1)
+    }
+    if (isRecord(value) && typeof value.$ref === 'string') {
+      sink.warn('ref-dangling', pointer, `$ref ${value.$ref} cannot be resolved; the object is left out`)
+      return undefined
+    }
+    return { value, pointer: at }
+  }
+
+  const defsFor = (refs: Iterable<string>): Record<string, JsonSchema> => {
+    const pending = [...refs]
+    const closed = new Map<string, JsonSchema>()
+    while (pending.length > 0) {
+      const key = pending.pop()!
+      const name = defName(key)
+      if (closed.has(name)) continue
+      const definition = definitions.get(key)
+      closed.set(name, definition?.schema ?? {})
+      pending.push(...(definition?.defs ?? []))
+    }
+    return Object.fromEntries([...closed].sort(([a], [b]) => a.localeCompare(b)))
+  }
+
+  return { normalize, resolveObject, defsFor }
+}
+
+function refSiblings(node: Record<string, unknown>): Record<string, unknown> {
+  const siblings: Record<string, unknown> = {}
+  for (const key of REF_SIBLINGS) if (key in node) siblings[key] = node[key]
+  return siblings
+}
+
+function typeIncludes(type: unknown, name: string): boolean {
+  return type === name || (Array.isArray(type) && type.includes(name))
+}
+
+/** Swagger leftovers the upgrader keeps: `x-nullable` and `type: file`. */
+function repairType(source: Record<string, unknown>, out: Record<string, unknown>): void {
+  if (out.type === 'file') {
+    out.type = 'string'
+    out.format = 'binary'
+  }
+  if (source['x-nullable'] === true && typeof out.type === 'string') out.type = [out.type, 'null']
+}
+
+/**
+ * The `$defs` key of a recursive definition: the component name when it is a plain one
+ * (unique by construction), else the last pointer token with a hash of the pointer.
+ */
+function defName(ref: string): string {
+  const component = /^#\/components\/schemas\/([^/]+)$/.exec(ref)
+  const token = unescapePointerToken(component?.[1] ?? ref.split('/').pop() ?? 'schema')
+  const clean = token.replace(/[^a-zA-Z0-9_.-]/g, '_').slice(0, 48) || 'schema'
+  return component && clean === token ? clean : `${clean}_${shortHash(ref, 6)}`
+}

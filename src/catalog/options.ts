@@ -1,0 +1,39 @@
+import type { Safety } from './types.js'
+
+/** Per-service settings the catalog needs (the gateway's config adds upstreams and credentials). */
+export interface ServiceOptions {
+  /** The spec file (relative to the specs directory) this service id is given to. */
+  readonly source?: string
+  readonly alias?: string
+}
+
+/** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */
+export interface ProfileOptions {
+  readonly description?: string
+  /** Service ids or aliases. */
+  readonly services?: readonly string[]
+  /** x-cli-group values (the first tag when absent). */
+  readonly groups?: readonly string[]
+  readonly tags?: readonly string[]
+  /** Globs over tool IDs or wire names (`tickets:*`, `*_list_*`); a tool must match one. */
+  readonly include?: readonly string[]
+  readonly exclude?: readonly string[]
+  /** Each flag given must equal the tool's (e.g. `{ readOnly: true }`, `{ destructive: false }`). */
+  readonly safety?: Partial<Safety>
+  /** Hidden tools are left out of every view unless a profile asks for them. */
+  readonly includeHidden?: boolean
+}
+
+/** A policy: tools matching any glob get these safety settings (e.g. approval for all of billing). */
+export interface PolicyRule {
+  readonly tools: readonly string[]
+  readonly requiresApproval?: boolean
+}
+
+export interface CatalogOptions {
+  readonly services?: Readonly<Record<string, ServiceOptions>>
+  readonly profiles?: Readonly<Record<string, ProfileOptions>>
+  readonly policies?: readonly PolicyRule[]
+  /** Named in problems about the configuration. */
+  readonly configFile?: string
+}

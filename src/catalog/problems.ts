@@ -1,0 +1,67 @@
+import type { Problem, Severity } from './types.js'
+
+/**
+ * Every problem code the catalog reports, with what it means. Errors make their source
+ * contribute nothing (SPEC §1 "Sources fail alone"); warnings are repaired where they stand.
+ */
+export const PROBLEM_CODES = {
+  'source-unreadable': 'the file could not be read',
+  'source-not-a-spec-file': 'the file is not .yaml, .yml or .json and is not loaded',
+  'source-parse-error': 'the file is not valid YAML or JSON',
+  'source-not-a-document': 'the file is neither an OpenAPI, a Swagger nor an Arazzo document',
+  'source-unsupported-version': 'the document declares a version toolgate cannot read',
+  'source-invalid-structure': 'a required top-level member is missing or has the wrong type',
+  'source-ref-unresolved': 'a reference to another file could not be resolved',
+  'source-upgrade-failed': 'converting the document to OpenAPI 3.1 failed',
+  'source-empty-directory': 'the specs directory holds no spec file',
+  'service-id-duplicate': 'two sources map to the same service id',
+  'service-config-unknown': 'the configuration names a service that no source provides',
+  'operation-invalid': 'an operation object is not an object',
+  'operation-without-id': 'an operation has no operationId; the method:path fallback ID is used',
+  'tool-id-duplicate': 'two operations of one service share an operationId; the later ones use the method:path ID',
+  'wire-name-adjusted': 'a wire name was too long or clashed and got a stable hash suffix',
+  'parameter-invalid': 'a parameter object is malformed and is left out',
+  'parameter-path-undeclared': 'a path template variable has no parameter; a required string is assumed',
+  'parameter-path-optional': 'a path parameter is not marked required; it is treated as required',
+  'parameter-key-sanitized': 'a parameter or property name is not a valid tool argument key and was renamed',
+  'argument-clash': 'two inputs want the same argument name; the later one was renamed',
+  'ref-dangling': 'a $ref points at nothing; an empty schema stands in',
+  'schema-invalid': 'a schema is not an object; an empty schema stands in',
+  'schema-array-without-items': 'an array schema has no items; items: {} was added',
+  'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
+  'schema-false-property': 'a property schema is false; the property was removed',
+  'body-without-content': 'a request body declares no content; the operation takes no body',
+  'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
+  'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
+  'workflow-invalid': 'an Arazzo workflow or step is malformed',
+  'workflow-operation-missing': 'a workflow step names an operation no service provides',
+  'workflow-operation-ignored': 'a workflow step names an operation marked x-cli-ignore',
+  'workflow-source-unknown': 'a workflow names a source description that is not loaded',
+  'profile-invalid': 'an agent profile is misconfigured',
+} as const
+
+export type ProblemCode = keyof typeof PROBLEM_CODES
+
+/** Collects problems for one file. */
+export interface ProblemSink {
+  readonly file: string
+  report(severity: Severity, code: ProblemCode, pointer: string, message: string): void
+  warn(code: ProblemCode, pointer: string, message: string): void
+  error(code: ProblemCode, pointer: string, message: string): void
+}
+
+export function createProblemSink(file: string, into: Problem[]): ProblemSink {
+  const report = (severity: Severity, code: ProblemCode, pointer: string, message: string) => {
+    into.push({ code, severity, file, pointer, message })
+  }
+  return {
+    file,
+    report,
+    warn: (code, pointer, message) => report('warning', code, pointer, message),
+    error: (code, pointer, message) => report('error', code, pointer, message),
+  }
+}
+
+export function hasErrors(problems: readonly Problem[]): boolean {
+  return problems.some((problem) => problem.severity === 'error')
+}

@@ -1,0 +1,217 @@
+/**
+ * The catalog contract: every protocol surface renders from these types and nothing else.
+ * A Catalog is built by a pure function of its sources and configuration and is deep-frozen.
+ */
+
+/** A JSON Schema (2020-12 dialect) as plain data. */
+export type JsonSchema = { readonly [keyword: string]: unknown }
+
+export type Severity = 'error' | 'warning'
+
+/** One thing wrong with a source, located by file and JSON pointer (RFC 6901). */
+export interface Problem {
+  readonly code: string
+  readonly severity: Severity
+  readonly file: string
+  readonly pointer: string
+  readonly message: string
+}
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete'
+export const HTTP_METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete']
+
+export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie'
+
+export interface Service {
+  readonly id: string
+  /** Defaults to id; prefixes every wire name of the service. */
+  readonly alias: string
+  /** The source the service came from: a spec file path relative to the specs directory. */
+  readonly sourceId: string
+  readonly title: string
+  readonly description?: string
+  /** info.version of the source document. */
+  readonly apiVersion?: string
+  /** Server URLs from the document, variables substituted with their defaults. */
+  readonly servers: readonly string[]
+  readonly securitySchemes: Readonly<Record<string, SecurityScheme>>
+}
+
+/** A security scheme as seed 003 normalizes it: name, type, scheme, in, parameter name. */
+export interface SecurityScheme {
+  readonly name: string
+  readonly type: 'apiKey' | 'http' | 'oauth2' | 'openIdConnect' | 'mutualTLS'
+  /** For type http: basic, bearer, digest … (lower-cased). */
+  readonly scheme?: string
+  readonly in?: 'header' | 'query' | 'cookie'
+  /** For type apiKey: the header, query or cookie name that carries the key. */
+  readonly paramName?: string
+  readonly bearerFormat?: string
+}
+
+/** One way to authenticate: every scheme listed must be satisfied (OpenAPI: AND inside, OR between). */
+export interface AuthRequirement {
+  readonly schemes: readonly { readonly scheme: string; readonly scopes: readonly string[] }[]
+}
+
+export interface Parameter {
+  /** The name on the wire (OpenAPI `name`). */
+  readonly name: string
+  readonly in: ParameterLocation
+  readonly required: boolean
+  readonly description?: string
+  readonly deprecated: boolean
+  readonly schema: JsonSchema
+  /** OpenAPI serialization, defaults applied: style per location, explode true only for form/cookie. */
+  readonly style: string
+  readonly explode: boolean
+  readonly allowReserved: boolean
+  /** Set when the parameter is described with `content` instead of `schema`. */
+  readonly contentType?: string
+}
+
+export interface RequestBody {
+  readonly required: boolean
+  readonly description?: string
+  readonly contentTypes: readonly string[]
+  /** The machine-readable schema snapshot per content type (seed 003). */
+  readonly schemas: Readonly<Record<string, JsonSchema>>
+  /** Per content type, per property: OpenAPI `encoding` (multipart/form parts). */
+  readonly encodings: Readonly<Record<string, Readonly<Record<string, PropertyEncoding>>>>
+}
+
+export interface PropertyEncoding {
+  readonly contentType?: string
+  readonly style?: string
+  readonly explode?: boolean
+  readonly allowReserved?: boolean
+}
+
+export interface Safety {
+  readonly readOnly: boolean
+  readonly destructive: boolean
+  readonly idempotent: boolean
+  readonly openWorld: boolean
+  readonly requiresApproval: boolean
+}
+
+export interface RetryPolicy {
+  readonly maxAttempts: number
+  readonly baseDelayMs: number
+  readonly maxDelayMs: number
+}
+
+export interface OutputHint {
+  readonly format: 'json' | 'table' | 'text'
+  readonly path?: string
+}
+
+export interface PaginationHint {
+  readonly style: 'cursor' | 'page' | 'offset' | 'link'
+  readonly param?: string
+  readonly nextPath?: string
+  readonly limitParam?: string
+}
+
+/** Where one input-schema property goes in the upstream request. */
+export type ArgumentTarget =
+  | { readonly in: ParameterLocation; readonly name: string }
+  /** A top-level property of an object body. */
+  | { readonly in: 'body'; readonly name: string }
+  /** The whole body (non-object bodies, polymorphic bodies, binary bodies). */
+  | { readonly in: 'body'; readonly whole: true }
+
+export interface Binding {
+  /** Input-schema property key → where it goes. */
+  readonly arguments: Readonly<Record<string, ArgumentTarget>>
+  /** The content type the body is sent as, when the operation has a body. */
+  readonly bodyContentType?: string
+}
+
+export interface Tool {
+  /** `<service-id>:<operationId>` or `<service-id>:<method>:<raw-path>` (seed 003). */
+  readonly id: string
+  readonly serviceId: string
+  /** The one name agents see in every protocol: `^[a-zA-Z0-9_]{1,64}$`. */
+  readonly wireName: string
+  readonly operationId?: string
+  readonly method: HttpMethod
+  /** The raw path key as written in the document. */
+  readonly rawPath: string
+  /** The path template sent upstream: the raw path without any `#fragment`. */
+  readonly path: string
+  readonly title: string
+  readonly description: string
+  readonly tags: readonly string[]
+  readonly group: string
+  readonly commandName: string
+  readonly aliases: readonly string[]
+  readonly hidden: boolean
+  readonly ignored: boolean
+  readonly deprecated: boolean
+  readonly parameters: readonly Parameter[]
+  readonly requestBody?: RequestBody
+  /** Alternatives (OR); empty means no authentication. */
+  readonly auth: readonly AuthRequirement[]
+  readonly safety: Safety
+  /** `x-price`, e.g. "$0.01/query" (seed 002). */
+  readonly price?: string
+  readonly output?: OutputHint
+  readonly pagination?: PaginationHint
+  readonly retry?: RetryPolicy
+  /** Operation- or path-level servers that override the service's. */
+  readonly servers?: readonly string[]
+  /** One JSON Schema object every protocol renders from. */
+  readonly inputSchema: JsonSchema
+  readonly binding: Binding
+  /** Where the operation stands in its source. */
+  readonly sourceId: string
+  readonly pointer: string
+}
+
+export interface View {
+  readonly name: string
+  readonly description?: string
+  /** Tool IDs in catalog order. */
+  readonly toolIds: readonly string[]
+}
+
+export interface WorkflowStep {
+  readonly stepId: string
+  readonly toolId?: string
+  /** A step that runs another workflow instead of an operation. */
+  readonly workflowId?: string
+}
+
+export interface Workflow {
+  /** `<source stem>:<workflowId>`. */
+  readonly id: string
+  readonly workflowId: string
+  readonly sourceId: string
+  readonly summary?: string
+  readonly description?: string
+  readonly steps: readonly WorkflowStep[]
+}
+
+export interface SourceReport {
+  readonly sourceId: string
+  readonly kind: 'openapi' | 'arazzo' | 'unknown'
+  /** e.g. "openapi 3.1.0", "swagger 2.0", "arazzo 1.0.1". */
+  readonly format?: string
+  readonly status: 'ok' | 'failed'
+  readonly tools: number
+  readonly errors: number
+  readonly warnings: number
+}
+
+export interface Catalog {
+  /** Content hash of services, tools, views and workflows: changes exactly when they change. */
+  readonly version: string
+  readonly services: readonly Service[]
+  /** Sorted by tool ID; includes ignored tools (flagged), which no view lists. */
+  readonly tools: readonly Tool[]
+  readonly views: Readonly<Record<string, View>>
+  readonly workflows: readonly Workflow[]
+  readonly sources: readonly SourceReport[]
+  readonly problems: readonly Problem[]
+}

@@ -1,0 +1,129 @@
+import type { TSchema } from 'typebox'
+import { Value } from 'typebox/value'
+import { parse } from 'yaml'
+import type { CatalogOptions } from '../catalog/options.js'
+import { deepFreeze } from '../util/deep-freeze.js'
+import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
+
+export interface GatewayConfig {
+  readonly port: number
+  readonly host: string
+  readonly specsDir: string
+  /** True when the caller chose SPECS_DIR: the example upstream then stays off (SPEC §4). */
+  readonly specsDirFromEnv: boolean
+  readonly redisUrl?: string
+  readonly configFile?: string
+  readonly logLevel: string
+  readonly trustProxy: boolean | string[]
+  readonly sessionTtlSeconds: number
+  readonly sessionMaxTtlSeconds: number
+  readonly drainDelayMs: number
+  readonly production: boolean
+  readonly exampleUpstream: boolean
+  readonly file: FileConfig
+}
+
+/** A configuration that cannot start the gateway; the message names every bad variable or key. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+    this.name = 'ConfigError'
+  }
+}
+
+const DEFAULT_PORT = 3000
+const DEFAULT_SESSION_TTL_SECONDS = 3_600 // 1 h
+const DEFAULT_SESSION_MAX_TTL_SECONDS = 86_400 // 24 h
+const PRODUCTION_DRAIN_DELAY_MS = 5_000 // 5 s (SPEC §5)
+
+/** Validates the environment and the optional YAML file once, at boot; the result is frozen. */
+export async function loadConfig(
+  rawEnv: Readonly<Record<string, string | undefined>>,
+  readText: (path: string) => Promise<string>,
+): Promise<GatewayConfig> {
+  const env = validate<Env>(EnvSchema, pickEnv(rawEnv), 'environment variable ')
+  const file = env.TOOLGATE_CONFIG ? await loadFileConfig(env.TOOLGATE_CONFIG, readText) : {}
+  const production = env.NODE_ENV === 'production'
+  const exampleUpstream = env.EXAMPLE_UPSTREAM ?? 'auto'
+  const sessionMaxTtlSeconds = env.SESSION_MAX_TTL_SECONDS ?? DEFAULT_SESSION_MAX_TTL_SECONDS
+  const sessionTtlSeconds = env.SESSION_TTL_SECONDS ?? Math.min(DEFAULT_SESSION_TTL_SECONDS, sessionMaxTtlSeconds)
+  if (sessionTtlSeconds > sessionMaxTtlSeconds) {
+    throw new ConfigError([`environment variable SESSION_TTL_SECONDS (${sessionTtlSeconds}) exceeds SESSION_MAX_TTL_SECONDS (${sessionMaxTtlSeconds})`])
+  }
+  return deepFreeze({
+    port: env.PORT ?? DEFAULT_PORT,
+    host: env.HOST ?? '0.0.0.0',
+    specsDir: env.SPECS_DIR ?? 'specs',
+    specsDirFromEnv: env.SPECS_DIR !== undefined,
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
+    ...(env.TOOLGATE_CONFIG ? { configFile: env.TOOLGATE_CONFIG } : {}),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    sessionTtlSeconds,
+    sessionMaxTtlSeconds,
+    drainDelayMs: env.DRAIN_DELAY ?? (production ? PRODUCTION_DRAIN_DELAY_MS : 0),
+    production,
+    exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
+    file,
+  })
+}
+
+/** What the catalog needs from the configuration. */
+export function catalogOptions(config: GatewayConfig): CatalogOptions {
+  const { services, profiles, policies } = config.file
+  return {
+    ...(services ? { services } : {}),
+    ...(profiles ? { profiles } : {}),
+    ...(policies ? { policies } : {}),
+    ...(config.configFile ? { configFile: config.configFile } : {}),
+  }
+}
+
+function pickEnv(rawEnv: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
+  const picked: Record<string, unknown> = {}
+  for (const key of Object.keys(EnvSchema.properties)) {
+    const value = rawEnv[key]
+    if (value !== undefined && value !== '') picked[key] = value
+  }
+  return Value.Convert(EnvSchema, picked) as Record<string, unknown>
+}
+
+async function loadFileConfig(path: string, readText: (path: string) => Promise<string>): Promise<FileConfig> {
+  let text: string
+  try {
+    text = await readText(path)
+  } catch (err) {
+    throw new ConfigError([`TOOLGATE_CONFIG: cannot read ${path}: ${(err as Error).message}`])
+  }
+  let value: unknown
+  try {
+    value = parse(text) ?? {}
+  } catch (err) {
+    throw new ConfigError([`TOOLGATE_CONFIG: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`])
+  }
+  return validate<FileConfig>(FileConfigSchema, value, `${path}: `)
+}
+
+function validate<T>(schema: TSchema, value: unknown, prefix: string): T {
+  if (Value.Check(schema, value)) return value as T
+  const problems = new Map<string, string>()
+  for (const error of Value.Errors(schema, value)) {
+    const where = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)'
+    if (error.keyword === 'boolean') problems.set(where, `${prefix}${where}: unknown key`)
+    else if (error.keyword === 'additionalProperties' || error.keyword === 'anyOf') continue
+    else if (error.keyword === 'const') problems.set(where, `${prefix}${where}: ${describeValue(error.instancePath, value)} is not allowed`)
+    else if (!problems.has(where)) problems.set(where, `${prefix}${where}: ${error.message}`)
+  }
+  throw new ConfigError([...problems.values()])
+}
+
+function describeValue(instancePath: string, root: unknown): string {
+  const value = Value.Pointer.Get(root as object, instancePath)
+  return JSON.stringify(value)
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string[] {
+  if (value === undefined || value === 'false') return false
+  if (value === 'true') return true
+  return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+}

@@ -1,0 +1,76 @@
+import Type, { type Static } from 'typebox'
+
+/** The environment (SPEC §4). Every variable is optional: `npm start` needs none of them. */
+export const EnvSchema = Type.Object({
+  PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'listen port (3000)' })),
+  HOST: Type.Optional(Type.String({ minLength: 1, description: 'listen address (0.0.0.0)' })),
+  SPECS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'directory of spec files (./specs)' })),
+  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for sessions; unset = in-memory' })),
+  TOOLGATE_CONFIG: Type.Optional(Type.String({ minLength: 1, description: 'path of the optional YAML configuration' })),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+  ),
+  TRUST_PROXY: Type.Optional(Type.String({ description: 'true, false, or a comma-separated list of addresses/CIDRs' })),
+  SESSION_TTL_SECONDS: Type.Optional(Type.Integer({ minimum: 1, description: 'default session lifetime (3600)' })),
+  SESSION_MAX_TTL_SECONDS: Type.Optional(Type.Integer({ minimum: 1, description: 'longest session allowed (86400)' })),
+  DRAIN_DELAY: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, description: 'ms to keep serving after SIGTERM' })),
+  NODE_ENV: Type.Optional(Type.String()),
+  EXAMPLE_UPSTREAM: Type.Optional(
+    Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
+      description: 'start the example upstream: auto = only when SPECS_DIR is not set',
+    }),
+  ),
+})
+export type Env = Static<typeof EnvSchema>
+
+const NameList = Type.Array(Type.String({ minLength: 1 }))
+
+const ServiceSchema = Type.Object(
+  {
+    source: Type.Optional(Type.String({ minLength: 1, description: 'spec file name in the specs directory' })),
+    alias: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,40}$' })),
+    upstream: Type.Optional(Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' })),
+  },
+  { additionalProperties: false },
+)
+
+const SafetyFilter = Type.Object(
+  {
+    readOnly: Type.Optional(Type.Boolean()),
+    destructive: Type.Optional(Type.Boolean()),
+    idempotent: Type.Optional(Type.Boolean()),
+    openWorld: Type.Optional(Type.Boolean()),
+    requiresApproval: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+const ProfileSchema = Type.Object(
+  {
+    description: Type.Optional(Type.String()),
+    services: Type.Optional(NameList),
+    groups: Type.Optional(NameList),
+    tags: Type.Optional(NameList),
+    include: Type.Optional(NameList),
+    exclude: Type.Optional(NameList),
+    safety: Type.Optional(SafetyFilter),
+    includeHidden: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
+const PolicySchema = Type.Object(
+  { tools: NameList, requiresApproval: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false },
+)
+
+/** The optional YAML file named by TOOLGATE_CONFIG. */
+export const FileConfigSchema = Type.Object(
+  {
+    services: Type.Optional(Type.Record(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }), ServiceSchema)),
+    profiles: Type.Optional(Type.Record(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }), ProfileSchema)),
+    policies: Type.Optional(Type.Array(PolicySchema)),
+  },
+  { additionalProperties: false },
+)
+export type FileConfig = Static<typeof FileConfigSchema>

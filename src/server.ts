@@ -1,0 +1,65 @@
+import { readFile } from 'node:fs/promises'
+import type { FastifyInstance } from 'fastify'
+import { type ExampleUpstream, startExampleUpstream } from '../examples/upstream/server.js'
+import { buildApp } from './app.js'
+import { ConfigError, type GatewayConfig, loadConfig } from './config/load-config.js'
+
+/** The shipped specs' services and the path each lives under on the example upstream. */
+const EXAMPLE_SERVICES = { tickets: '/tickets', billing: '/billing' } as const
+
+export interface RunningServer {
+  readonly app: FastifyInstance
+  readonly url: string
+  close(): Promise<void>
+}
+
+/**
+ * The only place that listens. With nothing configured it serves ./specs and starts the example
+ * upstream in-process on a free port, pointing the shipped services at it (SPEC §4).
+ */
+export async function startServer(env: Readonly<Record<string, string | undefined>>): Promise<RunningServer> {
+  let config = await loadConfig(env, (path) => readFile(path, 'utf8'))
+  let upstream: ExampleUpstream | undefined
+  if (config.exampleUpstream) {
+    upstream = await startExampleUpstream()
+    config = withExampleUpstream(config, upstream.url)
+  }
+  const app = await buildApp({ config })
+  app.addHook('onClose', async () => upstream?.close())
+  const url = await app.listen({ port: config.port, host: config.host })
+  if (upstream) app.log.info({ upstream: upstream.url }, 'example upstream started for the shipped specs')
+  return { app, url, close: () => app.close() }
+}
+
+/** Configured upstreams win; the example one only fills in services that have none. */
+function withExampleUpstream(config: GatewayConfig, url: string): GatewayConfig {
+  const services = { ...config.file.services }
+  for (const [id, prefix] of Object.entries(EXAMPLE_SERVICES)) {
+    services[id] = { upstream: url + prefix, ...services[id] }
+  }
+  return { ...config, file: { ...config.file, services } }
+}
+
+/** `toolgate serve`: start, then close gracefully on SIGTERM/SIGINT (a second signal exits at once). */
+export async function serve(env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  let server: RunningServer
+  try {
+    server = await startServer(env)
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err
+    process.stderr.write(`toolgate: ${err.message}\n`)
+    process.exit(1)
+  }
+  let closing = false
+  const shutdown = (signal: string) => {
+    if (closing) process.exit(1)
+    closing = true
+    server.app.log.info({ signal }, 'shutting down')
+    server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    )
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+}

@@ -1,0 +1,11 @@
+/** Freezes a value and everything reachable from it; shared sub-objects are frozen once. */
+export function deepFreeze<T>(value: T): T {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (node === null || typeof node !== 'object' || Object.isFrozen(node)) continue
+    Object.freeze(node)
+    for (const child of Object.values(node)) pending.push(child)
+  }
+  return value
+}
