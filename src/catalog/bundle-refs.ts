@@ -30,13 +30,23 @@ export async function bundleExternalRefs(
 ): Promise<Record<string, unknown>> {
   if (!hasExternalRefs(document)) return document
   const parser = new $RefParser()
+  // The library's error keeps only "Error reading file X": remember why each read failed.
+  const failures = new Map<string, string>()
+  const read = async (file: { url: string }) => {
+    try {
+      return await readText(file.url)
+    } catch (err) {
+      failures.set(file.url, (err as Error).message)
+      throw err
+    }
+  }
   const options = {
     continueOnError: true,
     mutateInputSchema: false,
     resolve: {
       external: true,
       http: false,
-      file: { order: 1, canRead: true, read: (file: { url: string }) => readText(file.url) },
+      file: { order: 1, canRead: true, read },
     },
   }
   try {
@@ -44,7 +54,9 @@ export async function bundleExternalRefs(
   } catch (err) {
     if (!(err instanceof JSONParserErrorGroup)) throw err
     for (const error of err.errors) {
-      sink.warn('source-ref-unresolved', pointerFromPath(error.path), `cannot resolve a reference: ${error.message}`)
+      const reason = [...failures].find(([url]) => error.message.includes(url))?.[1]
+      const message = `cannot resolve a reference: ${error.message}${reason ? ` (${reason})` : ''}`
+      sink.warn('source-ref-unresolved', pointerFromPath(error.path), message)
     }
     return (err.files.schema ?? document) as Record<string, unknown>
   }

