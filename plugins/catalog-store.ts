@@ -64,8 +64,12 @@ export default fp<CatalogStorePluginOptions>(
     })
     const { catalog } = store.current()
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')
-    fastify.log.info({ catalogVersion: catalog.version, tools: catalog.tools.length, errors: errors.length }, 'catalog loaded')
-    for (const problem of errors) fastify.log.warn({ problem }, `spec problem in ${problem.file}: ${problem.message}`)
+    fastify.log.info(
+      { catalogVersion: catalog.version, tools: catalog.tools.length, errors: errors.length },
+      'catalog loaded',
+    )
+    for (const problem of errors)
+      fastify.log.warn({ problem }, `spec problem in ${problem.file}: ${problem.message}`)
     fastify.decorate('catalogStore', store)
   },
   { name: 'catalog-store', dependencies: ['config'] },

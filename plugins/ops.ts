@@ -22,7 +22,13 @@ async function ops(fastify: FastifyInstance) {
 
   fastify.get('/version', async () => {
     const { catalog, loadedAt } = fastify.catalogStore.current()
-    return { name: 'toolgate', version: PACKAGE_VERSION, apiVersions: [API_VERSION], catalogVersion: catalog.version, loadedAt }
+    return {
+      name: 'toolgate',
+      version: PACKAGE_VERSION,
+      apiVersions: [API_VERSION],
+      catalogVersion: catalog.version,
+      loadedAt,
+    }
   })
 
   fastify.get('/catalog', async (_request, reply) => {

@@ -35,7 +35,10 @@ export const REDACTED_PATHS = [
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
-    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    logger: options.logger ?? {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    },
     trustProxy: config.trustProxy,
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
@@ -62,6 +65,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return reply.code(status).send({ error: internal.message, code: internal.code })
   }
   const body: Record<string, unknown> = { error: error.message, code: error.code }
-  if (error.validation) body.details = error.validation.map((v) => ({ path: v.instancePath, message: v.message }))
+  if (error.validation)
+    body.details = error.validation.map((v) => ({ path: v.instancePath, message: v.message }))
   return reply.code(status).send(body)
 }

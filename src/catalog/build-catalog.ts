@@ -70,7 +70,11 @@ function nameServices(sources: readonly LoadedSource[], options: CatalogOptions,
     const byConfig = configured.find(([, service]) => service.source === source.sourceId)
     const id = byConfig?.[0] ?? source.sourceId.replace(/\.(ya?ml|json)$/i, '')
     if (owner.has(id)) {
-      createProblemSink(source.sourceId, problems).error('service-id-duplicate', '', `service id ${id} is already taken by ${owner.get(id)}; give one of them another id in the configuration`)
+      createProblemSink(source.sourceId, problems).error(
+        'service-id-duplicate',
+        '',
+        `service id ${id} is already taken by ${owner.get(id)}; give one of them another id in the configuration`,
+      )
       continue
     }
     owner.set(id, source.sourceId)
@@ -79,7 +83,11 @@ function nameServices(sources: readonly LoadedSource[], options: CatalogOptions,
   const sink = createProblemSink(options.configFile ?? 'config', problems)
   for (const [id, service] of configured) {
     if (owner.has(id)) continue
-    sink.warn('service-config-unknown', `/services/${id}`, `service ${id} is configured${service.source ? ` with source ${service.source}` : ''} but no loaded spec provides it`)
+    sink.warn(
+      'service-config-unknown',
+      `/services/${id}`,
+      `service ${id} is configured${service.source ? ` with source ${service.source}` : ''} but no loaded spec provides it`,
+    )
   }
   return naming
 }
@@ -101,11 +109,18 @@ function applyPolicies(drafts: readonly ToolDraft[], policies: readonly PolicyRu
 
 function nameTools(drafts: readonly ToolDraft[], services: readonly Service[], problems: Problem[]): Tool[] {
   const alias = new Map(services.map((service) => [service.id, service.alias]))
-  const assignment = assignWireNames(drafts.map((draft) => ({ ...draft, alias: alias.get(draft.serviceId)! })))
+  const assignment = assignWireNames(
+    drafts.map((draft) => ({ ...draft, alias: alias.get(draft.serviceId)! })),
+  )
   const tools = drafts.map((draft) => ({ ...draft, wireName: assignment.names.get(draft.id)! }))
   for (const tool of tools) {
     const why = assignment.adjusted.get(tool.id)
-    if (why) createProblemSink(tool.sourceId, problems).warn('wire-name-adjusted', tool.pointer, `${why}; ${tool.id} is offered as ${tool.wireName}`)
+    if (why)
+      createProblemSink(tool.sourceId, problems).warn(
+        'wire-name-adjusted',
+        tool.pointer,
+        `${why}; ${tool.id} is offered as ${tool.wireName}`,
+      )
   }
   return tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }

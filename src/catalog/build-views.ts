@@ -16,11 +16,18 @@ export function buildViews(
   sink: ProblemSink,
 ): Record<string, View> {
   const views: Record<string, View> = {
-    [DISCOVER_VIEW]: { name: DISCOVER_VIEW, toolIds: tools.filter((t) => !t.ignored && !t.hidden).map((t) => t.id) },
+    [DISCOVER_VIEW]: {
+      name: DISCOVER_VIEW,
+      toolIds: tools.filter((t) => !t.ignored && !t.hidden).map((t) => t.id),
+    },
   }
   for (const [name, profile] of Object.entries(profiles)) {
     if (name === DISCOVER_VIEW) {
-      sink.warn('profile-invalid', `/profiles/${name}`, `a profile cannot be named ${DISCOVER_VIEW}; it is ignored`)
+      sink.warn(
+        'profile-invalid',
+        `/profiles/${name}`,
+        `a profile cannot be named ${DISCOVER_VIEW}; it is ignored`,
+      )
       continue
     }
     views[name] = {
@@ -32,7 +39,12 @@ export function buildViews(
   return views
 }
 
-function profileFilter(name: string, profile: ProfileOptions, services: readonly Service[], sink: ProblemSink) {
+function profileFilter(
+  name: string,
+  profile: ProfileOptions,
+  services: readonly Service[],
+  sink: ProblemSink,
+) {
   const serviceIds = profile.services && resolveServices(name, profile.services, services, sink)
   const include = profile.include?.map(globToRegExp)
   const exclude = profile.exclude?.map(globToRegExp) ?? []
@@ -49,12 +61,22 @@ function profileFilter(name: string, profile: ProfileOptions, services: readonly
   }
 }
 
-function resolveServices(profile: string, names: readonly string[], services: readonly Service[], sink: ProblemSink) {
+function resolveServices(
+  profile: string,
+  names: readonly string[],
+  services: readonly Service[],
+  sink: ProblemSink,
+) {
   const ids = new Set<string>()
   for (const name of names) {
     const service = services.find((s) => s.id === name || s.alias === name)
     if (service) ids.add(service.id)
-    else sink.warn('profile-invalid', `/profiles/${profile}/services`, `profile ${profile} names service ${name}, which no source provides`)
+    else
+      sink.warn(
+        'profile-invalid',
+        `/profiles/${profile}/services`,
+        `profile ${profile} names service ${name}, which no source provides`,
+      )
   }
   return ids
 }

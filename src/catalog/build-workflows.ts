@@ -38,29 +38,52 @@ export function buildWorkflows(
 }
 
 /** `sourceDescriptions[].name` → the service loaded from that file (URLs are relative to this file). */
-function sourceServices(source: LoadedSource, services: readonly Service[], sink: ProblemSink): Map<string, Service> {
+function sourceServices(
+  source: LoadedSource,
+  services: readonly Service[],
+  sink: ProblemSink,
+): Map<string, Service> {
   const map = new Map<string, Service>()
-  const descriptions = Array.isArray(source.document.sourceDescriptions) ? source.document.sourceDescriptions : []
+  const descriptions = Array.isArray(source.document.sourceDescriptions)
+    ? source.document.sourceDescriptions
+    : []
   descriptions.filter(isRecord).forEach((description, index) => {
     if (typeof description.name !== 'string' || typeof description.url !== 'string') return
     if (description.type === 'arazzo') return
     const file = posix.normalize(posix.join(posix.dirname(source.sourceId), description.url))
     const service = services.find((s) => s.sourceId === file || s.id === description.url)
     if (service) map.set(description.name, service)
-    else sink.warn('workflow-source-unknown', pointerOf('sourceDescriptions', index), `source description ${description.name} (${description.url}) is not a loaded spec`)
+    else
+      sink.warn(
+        'workflow-source-unknown',
+        pointerOf('sourceDescriptions', index),
+        `source description ${description.name} (${description.url}) is not a loaded spec`,
+      )
   })
   return map
 }
 
-function buildWorkflow(raw: unknown, index: number, workflowIds: Set<unknown>, resolution: Resolution): Workflow | undefined {
+function buildWorkflow(
+  raw: unknown,
+  index: number,
+  workflowIds: Set<unknown>,
+  resolution: Resolution,
+): Workflow | undefined {
   const pointer = pointerOf('workflows', index)
   const { sink, source } = resolution
-  if (!isRecord(raw) || typeof raw.workflowId !== 'string' || !Array.isArray(raw.steps) || raw.steps.length === 0) {
+  if (
+    !isRecord(raw) ||
+    typeof raw.workflowId !== 'string' ||
+    !Array.isArray(raw.steps) ||
+    raw.steps.length === 0
+  ) {
     sink.error('workflow-invalid', pointer, 'a workflow needs a workflowId and a non-empty steps list')
     return undefined
   }
   const workflowId = raw.workflowId
-  const steps = raw.steps.map((step, i) => buildStep(step, `${pointer}/steps/${i}`, workflowId, workflowIds, resolution))
+  const steps = raw.steps.map((step, i) =>
+    buildStep(step, `${pointer}/steps/${i}`, workflowId, workflowIds, resolution),
+  )
   if (steps.some((step) => step === undefined)) return undefined
   return {
     id: `${source.sourceId.replace(/(\.arazzo)?\.(ya?ml|json)$/i, '')}:${workflowId}`,
@@ -87,22 +110,47 @@ function buildStep(
   const stepId = raw.stepId
   if (typeof raw.workflowId === 'string') {
     const target = raw.workflowId.replace(/^\$sourceDescriptions\.[^.]+\./, '')
-    if (raw.workflowId.startsWith('$sourceDescriptions.') || workflowIds.has(target)) return { stepId, workflowId: target }
-    sink.error('workflow-invalid', pointer, `workflow ${workflowId}, step ${stepId}: workflow ${raw.workflowId} does not exist`)
+    if (raw.workflowId.startsWith('$sourceDescriptions.') || workflowIds.has(target))
+      return { stepId, workflowId: target }
+    sink.error(
+      'workflow-invalid',
+      pointer,
+      `workflow ${workflowId}, step ${stepId}: workflow ${raw.workflowId} does not exist`,
+    )
     return undefined
   }
-  const operation = typeof raw.operationId === 'string' ? raw.operationId : typeof raw.operationPath === 'string' ? raw.operationPath : undefined
+  const operation =
+    typeof raw.operationId === 'string'
+      ? raw.operationId
+      : typeof raw.operationPath === 'string'
+        ? raw.operationPath
+        : undefined
   if (!operation) {
-    sink.error('workflow-invalid', pointer, `workflow ${workflowId}, step ${stepId}: a step needs operationId, operationPath or workflowId`)
+    sink.error(
+      'workflow-invalid',
+      pointer,
+      `workflow ${workflowId}, step ${stepId}: a step needs operationId, operationPath or workflowId`,
+    )
     return undefined
   }
-  const found = typeof raw.operationId === 'string' ? byOperationId(operation, resolution) : byOperationPath(operation, resolution)
+  const found =
+    typeof raw.operationId === 'string'
+      ? byOperationId(operation, resolution)
+      : byOperationPath(operation, resolution)
   if (!found) {
-    sink.error('workflow-operation-missing', pointer, `workflow ${workflowId}, step ${stepId}: operation ${operation} does not exist in any loaded spec`)
+    sink.error(
+      'workflow-operation-missing',
+      pointer,
+      `workflow ${workflowId}, step ${stepId}: operation ${operation} does not exist in any loaded spec`,
+    )
     return undefined
   }
   if (found.ignored) {
-    sink.error('workflow-operation-ignored', pointer, `workflow ${workflowId}, step ${stepId}: operation ${operation} (${found.id}) is marked x-cli-ignore`)
+    sink.error(
+      'workflow-operation-ignored',
+      pointer,
+      `workflow ${workflowId}, step ${stepId}: operation ${operation} (${found.id}) is marked x-cli-ignore`,
+    )
     return undefined
   }
   return { stepId, toolId: found.id }
@@ -126,7 +174,9 @@ function byOperationPath(operation: string, { sources, tools }: Resolution): Too
   const tokens = match[2]!.slice(1).split('/').slice(1)
   if (tokens.length !== 3 || tokens[0] !== 'paths') return undefined
   const rawPath = unescapePointerToken(decodeSafe(tokens[1]!))
-  return tools.find((t) => t.serviceId === service.id && t.rawPath === rawPath && t.method === tokens[2]!.toLowerCase())
+  return tools.find(
+    (t) => t.serviceId === service.id && t.rawPath === rawPath && t.method === tokens[2]!.toLowerCase(),
+  )
 }
 
 function decodeSafe(text: string): string {

@@ -56,7 +56,10 @@ export function deriveRequestBody(
   for (const type of contentTypes) {
     const media = content[type]
     const at = childPointer(resolved.pointer, 'content', type)
-    const normalized = ctx.normalize(isRecord(media) && media.schema !== undefined ? media.schema : {}, childPointer(at, 'schema'))
+    const normalized = ctx.normalize(
+      isRecord(media) && media.schema !== undefined ? media.schema : {},
+      childPointer(at, 'schema'),
+    )
     for (const def of normalized.defs) defs.add(def)
     schemas[type] = normalized.schema
     if (isRecord(media) && isRecord(media.encoding)) encodings[type] = readEncodings(media.encoding)
@@ -81,7 +84,12 @@ function expandRecursiveRoot(schema: JsonSchema, defs: Record<string, JsonSchema
   return { ...defs[ref.slice('#/$defs/'.length)], ...siblings }
 }
 
-function bodyCandidates(body: RequestBody, contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
+function bodyCandidates(
+  body: RequestBody,
+  contentType: string,
+  schema: JsonSchema,
+  pointer: string,
+): ArgumentCandidate[] {
   const merged = mergeObjectAllOf(schema)
   const structured = isJson(contentType) || isForm(contentType) || isMultipart(contentType)
   if (structured && isFlattenableObject(merged)) return propertyCandidates(contentType, merged, pointer)
@@ -89,7 +97,16 @@ function bodyCandidates(body: RequestBody, contentType: string, schema: JsonSche
   if (!structured && !isText(contentType)) whole = asBase64File(merged, `the raw ${contentType} body`)
   else if (isText(contentType) && whole.type === undefined) whole = { ...whole, type: 'string' }
   if (body.description && whole.description === undefined) whole = { ...whole, description: body.description }
-  return [{ name: 'body', location: 'body', target: { in: 'body', whole: true }, schema: whole, required: body.required, pointer }]
+  return [
+    {
+      name: 'body',
+      location: 'body',
+      target: { in: 'body', whole: true },
+      schema: whole,
+      required: body.required,
+      pointer,
+    },
+  ]
 }
 
 function propertyCandidates(contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
@@ -99,7 +116,10 @@ function propertyCandidates(contentType: string, schema: JsonSchema, pointer: st
     name,
     location: 'body' as const,
     target: { in: 'body' as const, name },
-    schema: isMultipart(contentType) && isBinaryString(property) ? asBase64File(property, 'file content') : property,
+    schema:
+      isMultipart(contentType) && isBinaryString(property)
+        ? asBase64File(property, 'file content')
+        : property,
     // Schema-required properties stay required even when the body is not marked required: real
     // specs leave `requestBody.required` out far more often than they mean it (Twilio: 34 of 62).
     required: required.has(name),

@@ -7,7 +7,12 @@ import type { ProblemSink } from './problems.js'
 import type { Parameter, ParameterLocation } from './types.js'
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie']
-const DEFAULT_STYLE: Record<ParameterLocation, string> = { path: 'simple', query: 'form', header: 'simple', cookie: 'form' }
+const DEFAULT_STYLE: Record<ParameterLocation, string> = {
+  path: 'simple',
+  query: 'form',
+  header: 'simple',
+  cookie: 'form',
+}
 /** OpenAPI: header parameters with these names "SHALL be ignored"; the gateway sets them. */
 const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 
@@ -46,7 +51,11 @@ export function deriveParameters(
       if (!derived) return
       const key = `${derived.parameter.in}:${derived.parameter.name}`
       if (seenHere.has(key)) {
-        sink.warn('parameter-invalid', childPointer(level.pointer, index), `${key} is declared twice; the first is kept`)
+        sink.warn(
+          'parameter-invalid',
+          childPointer(level.pointer, index),
+          `${key} is declared twice; the first is kept`,
+        )
         return
       }
       seenHere.add(key)
@@ -75,17 +84,29 @@ function deriveParameter(
   }
   const location = LOCATIONS.find((where) => where === node.in)
   if (!location) {
-    sink.warn('parameter-invalid', pointer, `parameter ${node.name} has in: ${JSON.stringify(node.in)}; it is left out`)
+    sink.warn(
+      'parameter-invalid',
+      pointer,
+      `parameter ${node.name} has in: ${JSON.stringify(node.in)}; it is left out`,
+    )
     return undefined
   }
   if (location === 'header' && RESERVED_HEADERS.has(node.name.toLowerCase())) return undefined
   if (location === 'path' && !templateVariables(path).includes(node.name)) {
-    sink.warn('parameter-invalid', pointer, `path parameter ${node.name} is not in the path ${path}; it is left out`)
+    sink.warn(
+      'parameter-invalid',
+      pointer,
+      `path parameter ${node.name} is not in the path ${path}; it is left out`,
+    )
     return undefined
   }
   const { schema, contentType } = parameterSchema(node, resolved.pointer, ctx, sink, defs)
   if (location === 'path' && node.required !== true) {
-    sink.warn('parameter-path-optional', pointer, `path parameter ${node.name} is not marked required; it is required`)
+    sink.warn(
+      'parameter-path-optional',
+      pointer,
+      `path parameter ${node.name} is not marked required; it is required`,
+    )
   }
   const style = typeof node.style === 'string' ? node.style : DEFAULT_STYLE[location]
   const parameter: Parameter = {
@@ -111,13 +132,18 @@ function parameterSchema(
   sink: ProblemSink,
   defs: Set<string>,
 ) {
-  if (node.schema !== undefined) return { schema: collect(ctx.normalize(node.schema, childPointer(pointer, 'schema')), defs) }
+  if (node.schema !== undefined)
+    return { schema: collect(ctx.normalize(node.schema, childPointer(pointer, 'schema')), defs) }
   const content = isRecord(node.content) ? Object.entries(node.content)[0] : undefined
   if (content && isRecord(content[1])) {
     const at = childPointer(pointer, 'content', content[0], 'schema')
     return { schema: collect(ctx.normalize(content[1].schema ?? {}, at), defs), contentType: content[0] }
   }
-  sink.warn('parameter-invalid', pointer, `parameter ${String(node.name)} has neither schema nor content; a string is assumed`)
+  sink.warn(
+    'parameter-invalid',
+    pointer,
+    `parameter ${String(node.name)} has neither schema nor content; a string is assumed`,
+  )
   return { schema: { type: 'string' } }
 }
 
@@ -139,7 +165,11 @@ function addUndeclaredPathParameters(
 ): void {
   for (const name of templateVariables(path)) {
     if (byKey.has(`path:${name}`)) continue
-    sink.warn('parameter-path-undeclared', pointer, `path variable {${name}} has no parameter; a required string is assumed`)
+    sink.warn(
+      'parameter-path-undeclared',
+      pointer,
+      `path variable {${name}} has no parameter; a required string is assumed`,
+    )
     const parameter: Parameter = {
       name,
       in: 'path',

@@ -8,7 +8,6 @@ import type { LoadedSource } from './load-sources.js'
 import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
 import { deriveSafety } from './safety.js'
-import { snakeCase } from './wire-name.js'
 import {
   type AuthRequirement,
   HTTP_METHODS,
@@ -17,6 +16,7 @@ import {
   type Service,
   type Tool,
 } from './types.js'
+import { snakeCase } from './wire-name.js'
 
 /** A tool before the catalog-wide wire-name pass. */
 export type ToolDraft = Omit<Tool, 'wireName'>
@@ -84,7 +84,11 @@ function deriveTool(
   const pointer = childPointer(itemPointer, method)
   const operation = item[method]
   if (!isRecord(operation)) {
-    sink.warn('operation-invalid', pointer, `${method.toUpperCase()} ${rawPath} is not an operation object; it is left out`)
+    sink.warn(
+      'operation-invalid',
+      pointer,
+      `${method.toUpperCase()} ${rawPath} is not an operation object; it is left out`,
+    )
     return undefined
   }
   const path = rawPath.split('#')[0]!
@@ -102,9 +106,14 @@ function deriveTool(
   const body = deriveRequestBody(operation.requestBody, childPointer(pointer, 'requestBody'), ctx, sink)
   const defs = ctx.defsFor([...params.defs, ...(body?.defs ?? [])])
   const input = assembleInputSchema([...params.candidates, ...(body?.candidates ?? [])], defs, sink)
-  const operationId = typeof operation.operationId === 'string' && operation.operationId.trim() !== '' ? operation.operationId : undefined
+  const operationId =
+    typeof operation.operationId === 'string' && operation.operationId.trim() !== ''
+      ? operation.operationId
+      : undefined
   const summary = typeof operation.summary === 'string' ? operation.summary.trim() : ''
-  const tags = Array.isArray(operation.tags) ? operation.tags.filter((tag): tag is string => typeof tag === 'string') : []
+  const tags = Array.isArray(operation.tags)
+    ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
+    : []
   const servers = serverUrls(operation.servers ?? item.servers)
   return {
     id,
@@ -124,7 +133,12 @@ function deriveTool(
     deprecated: operation.deprecated === true,
     parameters: params.parameters,
     ...(body ? { requestBody: body.body } : {}),
-    auth: readAuth(operation.security ?? context.document.security, service, childPointer(pointer, 'security'), sink),
+    auth: readAuth(
+      operation.security ?? context.document.security,
+      service,
+      childPointer(pointer, 'security'),
+      sink,
+    ),
     safety: deriveSafety(method, extensions),
     ...(extensions.price ? { price: extensions.price } : {}),
     ...(extensions.output ? { output: extensions.output } : {}),
@@ -153,7 +167,11 @@ function toolId(
   if (operationId === '') {
     sink.warn('operation-without-id', pointer, `no operationId; the tool ID is ${fallback}`)
   } else if (ids.has(`${service.id}:${operationId}`)) {
-    sink.warn('tool-id-duplicate', childPointer(pointer, 'operationId'), `operationId ${operationId} is used twice in this service; this operation's tool ID is ${fallback}`)
+    sink.warn(
+      'tool-id-duplicate',
+      childPointer(pointer, 'operationId'),
+      `operationId ${operationId} is used twice in this service; this operation's tool ID is ${fallback}`,
+    )
   } else {
     id = `${service.id}:${operationId}`
   }
@@ -161,10 +179,17 @@ function toolId(
   return id
 }
 
-function describe(extensions: OperationExtensions, summary: string, description: unknown, method: HttpMethod, path: string) {
+function describe(
+  extensions: OperationExtensions,
+  summary: string,
+  description: unknown,
+  method: HttpMethod,
+  path: string,
+) {
   if (extensions.description) return extensions.description
   const detail = typeof description === 'string' ? description.trim() : ''
-  if (summary && detail) return detail.startsWith(summary) ? detail : `${summary}${/[.!?]$/.test(summary) ? '' : '.'} ${detail}`
+  if (summary && detail)
+    return detail.startsWith(summary) ? detail : `${summary}${/[.!?]$/.test(summary) ? '' : '.'} ${detail}`
   return summary || detail || `${method.toUpperCase()} ${path}`
 }
 
@@ -191,14 +216,19 @@ function serverUrls(servers: unknown): string[] {
   })
 }
 
-function readSecuritySchemes(document: Record<string, unknown>, ctx: SchemaContext): Record<string, SecurityScheme> {
+function readSecuritySchemes(
+  document: Record<string, unknown>,
+  ctx: SchemaContext,
+): Record<string, SecurityScheme> {
   const components = isRecord(document.components) ? document.components : {}
   const schemes = isRecord(components.securitySchemes) ? components.securitySchemes : {}
   const out: Record<string, SecurityScheme> = {}
   for (const [name, raw] of Object.entries(schemes)) {
     const node = ctx.resolveObject(raw, pointerOf('components', 'securitySchemes', name))?.value
     if (!isRecord(node)) continue
-    const type = (['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS'] as const).find((t) => t === node.type)
+    const type = (['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS'] as const).find(
+      (t) => t === node.type,
+    )
     if (!type) continue
     const where = (['header', 'query', 'cookie'] as const).find((w) => w === node.in)
     out[name] = {
@@ -214,14 +244,24 @@ function readSecuritySchemes(document: Record<string, unknown>, ctx: SchemaConte
 }
 
 /** Operation security, else the document's: alternatives of scheme sets; unknown schemes are reported. */
-function readAuth(security: unknown, service: Service, pointer: string, sink: ProblemSink): AuthRequirement[] {
+function readAuth(
+  security: unknown,
+  service: Service,
+  pointer: string,
+  sink: ProblemSink,
+): AuthRequirement[] {
   if (!Array.isArray(security)) return []
   const requirements: AuthRequirement[] = []
   for (const requirement of security) {
     if (!isRecord(requirement)) continue
     const schemes = Object.entries(requirement).flatMap(([scheme, scopes]) => {
-      if (service.securitySchemes[scheme]) return [{ scheme, scopes: Array.isArray(scopes) ? scopes.map(String) : [] }]
-      sink.warn('security-scheme-unknown', pointer, `security scheme ${scheme} is not defined in components.securitySchemes`)
+      if (service.securitySchemes[scheme])
+        return [{ scheme, scopes: Array.isArray(scopes) ? scopes.map(String) : [] }]
+      sink.warn(
+        'security-scheme-unknown',
+        pointer,
+        `security scheme ${scheme} is not defined in components.securitySchemes`,
+      )
       return []
     })
     // An empty alternative (`security: [{}, …]`) means authentication is optional.

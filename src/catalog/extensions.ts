@@ -32,7 +32,11 @@ export function readOperationExtensions(
   pointer: string,
   sink: ProblemSink,
 ): OperationExtensions {
-  const read = <T>(key: string, parse: (value: unknown) => T | undefined, expected: string): T | undefined => {
+  const read = <T>(
+    key: string,
+    parse: (value: unknown) => T | undefined,
+    expected: string,
+  ): T | undefined => {
     if (!(key in operation)) return undefined
     const parsed = parse(operation[key])
     if (parsed === undefined) {
@@ -48,8 +52,16 @@ export function readOperationExtensions(
     hidden: read('x-cli-hidden', boolean, 'true or false') ?? false,
     ignore: read('x-cli-ignore', boolean, 'true or false') ?? false,
     output: read('x-cli-output', parseOutput, '{ format: json|table|text, path? } or a format name'),
-    pagination: read('x-cli-pagination', parsePagination, '{ style: cursor|page|offset|link, param?, nextPath?, limitParam? }'),
-    retry: read('x-cli-retry', parseRetry, `{ maxAttempts: 1..${MAX_RETRY_ATTEMPTS}, baseDelayMs?, maxDelayMs? }, an integer or false`),
+    pagination: read(
+      'x-cli-pagination',
+      parsePagination,
+      '{ style: cursor|page|offset|link, param?, nextPath?, limitParam? }',
+    ),
+    retry: read(
+      'x-cli-retry',
+      parseRetry,
+      `{ maxAttempts: 1..${MAX_RETRY_ATTEMPTS}, baseDelayMs?, maxDelayMs? }, an integer or false`,
+    ),
     safety: read('x-cli-safety', parseSafety, `an object of booleans (${SAFETY_KEYS.join(', ')})`) ?? {},
     price: read('x-price', parsePrice, 'a string such as "$0.01/query" or a number'),
     consequential: read('x-openai-isConsequential', boolean, 'true or false'),
@@ -60,7 +72,12 @@ export function readOperationExtensions(
 export function readParameterCliName(parameter: Record<string, unknown>, pointer: string, sink: ProblemSink) {
   if (!('x-cli-name' in parameter)) return undefined
   const name = nonEmptyString(parameter['x-cli-name'])
-  if (name === undefined) sink.warn('extension-invalid', childPointer(pointer, 'x-cli-name'), 'x-cli-name must be a non-empty string; it is ignored')
+  if (name === undefined)
+    sink.warn(
+      'extension-invalid',
+      childPointer(pointer, 'x-cli-name'),
+      'x-cli-name must be a non-empty string; it is ignored',
+    )
   return name
 }
 
@@ -83,7 +100,8 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[]): T | und
 }
 
 function parseOutput(value: unknown): OutputHint | undefined {
-  if (typeof value === 'string') return oneOf(value, OUTPUT_FORMATS) && { format: value as OutputHint['format'] }
+  if (typeof value === 'string')
+    return oneOf(value, OUTPUT_FORMATS) && { format: value as OutputHint['format'] }
   if (!isRecord(value)) return undefined
   const format = oneOf(value.format ?? 'json', OUTPUT_FORMATS)
   if (!format || (value.path !== undefined && typeof value.path !== 'string')) return undefined
@@ -106,7 +124,8 @@ function parsePagination(value: unknown): PaginationHint | undefined {
 function parseRetry(value: unknown): RetryPolicy | undefined {
   if (value === false) return { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 }
   const attempts = typeof value === 'number' ? value : isRecord(value) ? value.maxAttempts : undefined
-  if (!Number.isInteger(attempts) || (attempts as number) < 1 || (attempts as number) > MAX_RETRY_ATTEMPTS) return undefined
+  if (!Number.isInteger(attempts) || (attempts as number) < 1 || (attempts as number) > MAX_RETRY_ATTEMPTS)
+    return undefined
   const record = isRecord(value) ? value : {}
   const base = record.baseDelayMs ?? DEFAULT_RETRY_DELAY_MS
   const max = record.maxDelayMs ?? Math.max(DEFAULT_RETRY_MAX_DELAY_MS, base as number)

@@ -12,7 +12,8 @@ export const fsSourceReader: SourceReader = {
     const names: string[] = []
     for (const entry of entries) {
       if (entry.name.startsWith('.')) continue
-      if (entry.isFile() || (entry.isSymbolicLink() && (await isFile(join(dir, entry.name))))) names.push(entry.name)
+      if (entry.isFile() || (entry.isSymbolicLink() && (await isFile(join(dir, entry.name)))))
+        names.push(entry.name)
     }
     return names.sort()
   },

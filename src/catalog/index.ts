@@ -12,6 +12,10 @@ export { PROBLEM_CODES, type ProblemCode } from './problems.js'
 export type * from './types.js'
 
 /** Loads a specs directory and builds its catalog in one call. */
-export async function loadCatalog(dir: string, reader: SourceReader, options: CatalogOptions = {}): Promise<Catalog> {
+export async function loadCatalog(
+  dir: string,
+  reader: SourceReader,
+  options: CatalogOptions = {},
+): Promise<Catalog> {
   return buildCatalog(await loadSpecsDirectory(dir, reader), options)
 }

@@ -21,7 +21,13 @@ export interface InputSchemaResult {
 /** Anthropic and Bedrock reject a whole request whose property keys break this (SPEC §1). */
 export const ARGUMENT_KEY_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/
 const MAX_KEY_LENGTH = 64
-const LOCATION_PRIORITY: readonly (ParameterLocation | 'body')[] = ['path', 'query', 'header', 'cookie', 'body']
+const LOCATION_PRIORITY: readonly (ParameterLocation | 'body')[] = [
+  'path',
+  'query',
+  'header',
+  'cookie',
+  'body',
+]
 
 /** `filter[name]` → `filter_name`, `$top` → `top`; over-long keys keep a stable hash of the original. */
 export function sanitizeArgumentKey(name: string): string {
@@ -35,7 +41,11 @@ export function sanitizeArgumentKey(name: string): string {
 }
 
 /** The argument a parameter becomes: its x-cli-name or wire name, its schema with the parameter's description. */
-export function parameterCandidate(parameter: Parameter, cliName: string | undefined, pointer: string): ArgumentCandidate {
+export function parameterCandidate(
+  parameter: Parameter,
+  cliName: string | undefined,
+  pointer: string,
+): ArgumentCandidate {
   const schema: Record<string, unknown> = { ...parameter.schema }
   if (parameter.description && schema.description === undefined) schema.description = parameter.description
   if (parameter.deprecated) schema.deprecated = true
@@ -83,19 +93,28 @@ function withWireNote(candidate: ArgumentCandidate): JsonSchema {
   const where = candidate.location === 'body' ? 'body property' : `${candidate.location} parameter`
   const wireName = 'name' in candidate.target ? candidate.target.name : candidate.name
   const note = `Sent as ${where} ${JSON.stringify(wireName)}.`
-  const description = typeof candidate.schema.description === 'string' ? `${candidate.schema.description} ${note}` : note
+  const description =
+    typeof candidate.schema.description === 'string' ? `${candidate.schema.description} ${note}` : note
   return { ...candidate.schema, description }
 }
 
 function uniqueKey(candidate: ArgumentCandidate, taken: Record<string, unknown>, sink: ProblemSink): string {
   const key = sanitizeArgumentKey(candidate.name)
   if (key !== candidate.name) {
-    sink.warn('parameter-key-sanitized', candidate.pointer, `argument ${JSON.stringify(candidate.name)} is offered as ${key}`)
+    sink.warn(
+      'parameter-key-sanitized',
+      candidate.pointer,
+      `argument ${JSON.stringify(candidate.name)} is offered as ${key}`,
+    )
   }
   if (!(key in taken)) return key
   let renamed = sanitizeArgumentKey(`${candidate.location}_${candidate.name}`)
   if (renamed in taken) renamed = sanitizeArgumentKey(`${renamed}_${shortHash(candidate.pointer)}`)
-  sink.warn('argument-clash', candidate.pointer, `${candidate.location} argument ${key} clashes with an earlier one; it is offered as ${renamed}`)
+  sink.warn(
+    'argument-clash',
+    candidate.pointer,
+    `${candidate.location} argument ${key} clashes with an earlier one; it is offered as ${renamed}`,
+  )
   return renamed
 }
 
@@ -111,7 +130,14 @@ export function isFlattenableObject(schema: JsonSchema): boolean {
   return !isRecord(schema.additionalProperties)
 }
 
-const MERGEABLE_KEYS = new Set(['type', 'properties', 'required', 'description', 'title', 'additionalProperties'])
+const MERGEABLE_KEYS = new Set([
+  'type',
+  'properties',
+  'required',
+  'description',
+  'title',
+  'additionalProperties',
+])
 
 /**
  * `allOf` of plain objects (the usual inheritance pattern) merged into one object, so the
@@ -122,7 +148,8 @@ export function mergeObjectAllOf(schema: JsonSchema): JsonSchema {
   if (!Array.isArray(members)) return schema
   const { allOf: _, ...rest } = schema
   const parts = [rest, ...members] as JsonSchema[]
-  if (!parts.every((part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key)))) return schema
+  if (!parts.every((part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key))))
+    return schema
   if (parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
   const properties: Record<string, unknown> = {}
   const required = new Set<string>()
@@ -141,10 +168,18 @@ export function mergeObjectAllOf(schema: JsonSchema): JsonSchema {
 export function asBase64File(schema: JsonSchema, what: string): JsonSchema {
   const { format: _, ...rest } = schema
   const description = typeof schema.description === 'string' ? `${schema.description} ` : ''
-  return { ...rest, type: 'string', contentEncoding: 'base64', description: `${description}(${what}, base64-encoded)` }
+  return {
+    ...rest,
+    type: 'string',
+    contentEncoding: 'base64',
+    description: `${description}(${what}, base64-encoded)`,
+  }
 }
 
 export function isBinaryString(schema: JsonSchema): boolean {
   if (schema.type !== 'string') return false
-  return schema.format === 'binary' || (schema.contentMediaType !== undefined && schema.contentEncoding === undefined)
+  return (
+    schema.format === 'binary' ||
+    (schema.contentMediaType !== undefined && schema.contentEncoding === undefined)
+  )
 }

@@ -36,7 +36,11 @@ export async function loadSpecsDirectory(dir: string, reader: SourceReader): Pro
   const names = await listOrReport(dir, reader, problems)
   const specNames = names.filter((name) => reportNonSpec(name, problems))
   if (specNames.length === 0 && !hasErrorFor(problems, dir)) {
-    createProblemSink(dir, problems).warn('source-empty-directory', '', `no .yaml, .yml or .json file in ${dir}`)
+    createProblemSink(dir, problems).warn(
+      'source-empty-directory',
+      '',
+      `no .yaml, .yml or .json file in ${dir}`,
+    )
   }
   const loaded = await Promise.all(specNames.map((name) => loadSource(dir, name, reader, problems)))
   const sources = loaded.filter((source): source is LoadedSource => source !== undefined)
@@ -48,7 +52,11 @@ async function listOrReport(dir: string, reader: SourceReader, problems: Problem
   try {
     return await reader.listFiles(dir)
   } catch (err) {
-    createProblemSink(dir, problems).error('source-unreadable', '', `cannot list ${dir}: ${(err as Error).message}`)
+    createProblemSink(dir, problems).error(
+      'source-unreadable',
+      '',
+      `cannot list ${dir}: ${(err as Error).message}`,
+    )
     return []
   }
 }
@@ -59,7 +67,11 @@ function hasErrorFor(problems: readonly Problem[], file: string): boolean {
 
 function reportNonSpec(name: string, problems: Problem[]): boolean {
   if (isSpecFileName(name)) return true
-  createProblemSink(name, problems).warn('source-not-a-spec-file', '', 'not loaded: only .yaml, .yml and .json files are specs')
+  createProblemSink(name, problems).warn(
+    'source-not-a-spec-file',
+    '',
+    'not loaded: only .yaml, .yml and .json files are specs',
+  )
   return false
 }
 
@@ -85,7 +97,11 @@ async function loadSource(
   return { sourceId: name, kind: 'openapi', format: kind.format, document: upgraded }
 }
 
-async function readOrReport(path: string, reader: SourceReader, sink: ProblemSink): Promise<string | undefined> {
+async function readOrReport(
+  path: string,
+  reader: SourceReader,
+  sink: ProblemSink,
+): Promise<string | undefined> {
   try {
     return await reader.readText(path)
   } catch (err) {

@@ -50,7 +50,15 @@ const SCHEMA_KEYWORDS = new Set([
   'propertyNames',
 ])
 /** Keywords that may stand beside a `$ref` and are kept there (OpenAPI 3.1 allows siblings). */
-const REF_SIBLINGS = new Set(['description', 'title', 'default', 'examples', 'deprecated', 'readOnly', 'writeOnly'])
+const REF_SIBLINGS = new Set([
+  'description',
+  'title',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+])
 
 export function createSchemaContext(document: unknown, sink: ProblemSink): SchemaContext {
   const isRecursive = createRecursionDetector(document)
@@ -66,14 +74,23 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     if (node === true) return {}
     if (node === false) return { not: {} }
     if (!isRecord(node)) {
-      sink.warn('schema-invalid', pointer, `expected a schema object, got ${JSON.stringify(node)}; {} stands in`)
+      sink.warn(
+        'schema-invalid',
+        pointer,
+        `expected a schema object, got ${JSON.stringify(node)}; {} stands in`,
+      )
       return {}
     }
     if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs)
     return walkKeywords(node, pointer, defs)
   }
 
-  const walkRef = (node: Record<string, unknown>, ref: string, pointer: string, defs: Set<string>): JsonSchema => {
+  const walkRef = (
+    node: Record<string, unknown>,
+    ref: string,
+    pointer: string,
+    defs: Set<string>,
+  ): JsonSchema => {
     const siblings = refSiblings(node)
     const target = ref.startsWith('#') ? resolvePointer(document, ref) : undefined
     if (target === undefined) {
@@ -145,7 +162,8 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
 
   const walkItems = (value: unknown, pointer: string, defs: Set<string>): Record<string, unknown> => {
     // Draft 4–2019 tuple form `items: [a, b]` is `prefixItems` in 2020-12.
-    if (Array.isArray(value)) return { prefixItems: value.map((item, i) => walk(item, childPointer(pointer, i), defs)) }
+    if (Array.isArray(value))
+      return { prefixItems: value.map((item, i) => walk(item, childPointer(pointer, i), defs)) }
     return { items: typeof value === 'boolean' ? value : walk(value, pointer, defs) }
   }
 
@@ -154,14 +172,26 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
 
   const repairArrayItems = (out: Record<string, unknown>, pointer: string): void => {
     if (!typeIncludes(out.type, 'array') || 'items' in out || 'prefixItems' in out) return
-    sink.warn('schema-array-without-items', pointer, 'array schema without items; items: {} (any value) is assumed')
+    sink.warn(
+      'schema-array-without-items',
+      pointer,
+      'array schema without items; items: {} (any value) is assumed',
+    )
     out.items = {}
   }
 
-  const repairRequired = (out: Record<string, unknown>, pointer: string, readOnly: ReadonlySet<string>): void => {
+  const repairRequired = (
+    out: Record<string, unknown>,
+    pointer: string,
+    readOnly: ReadonlySet<string>,
+  ): void => {
     if (!('required' in out)) return
     if (!Array.isArray(out.required) || out.required.some((name) => typeof name !== 'string')) {
-      sink.warn('schema-required-unknown', pointer, 'required must be a list of property names; it is ignored')
+      sink.warn(
+        'schema-required-unknown',
+        pointer,
+        'required must be a list of property names; it is ignored',
+      )
       delete out.required
       return
     }
@@ -170,7 +200,11 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     const known = (out.required as string[]).filter((name) => name in properties)
     for (const name of out.required as string[]) {
       if (known.includes(name) || readOnly.has(name)) continue
-      sink.warn('schema-required-unknown', childPointer(pointer, 'required'), `required names ${name}, which is not a property`)
+      sink.warn(
+        'schema-required-unknown',
+        childPointer(pointer, 'required'),
+        `required names ${name}, which is not a property`,
+      )
     }
     if (known.length > 0) out.required = [...new Set(known)]
     else delete out.required

@@ -3,7 +3,11 @@ import { isRecord } from '../util/is-record.js'
 import type { ProblemSink } from './problems.js'
 
 export type DocumentKind =
-  | { readonly kind: 'openapi'; readonly format: string; readonly from: 'swagger-2.0' | 'openapi-3.0' | 'openapi-3.1' }
+  | {
+      readonly kind: 'openapi'
+      readonly format: string
+      readonly from: 'swagger-2.0' | 'openapi-3.0' | 'openapi-3.1'
+    }
   | { readonly kind: 'arazzo'; readonly format: string }
 
 const SPEC_EXTENSION = /\.(ya?ml|json)$/i
@@ -46,7 +50,11 @@ function parseYaml(text: string, sink: ProblemSink): unknown {
 /** Tells an OpenAPI, Swagger or Arazzo document apart and checks its version is one we read. */
 export function classifyDocument(value: unknown, sink: ProblemSink): DocumentKind | undefined {
   if (!isRecord(value)) {
-    sink.error('source-not-a-document', '', `expected an OpenAPI, Swagger or Arazzo object, got ${describe(value)}`)
+    sink.error(
+      'source-not-a-document',
+      '',
+      `expected an OpenAPI, Swagger or Arazzo object, got ${describe(value)}`,
+    )
     return undefined
   }
   if ('openapi' in value) return classifyOpenApi(String(value.openapi), sink)
@@ -61,9 +69,15 @@ export function classifyDocument(value: unknown, sink: ProblemSink): DocumentKin
 }
 
 function classifyOpenApi(version: string, sink: ProblemSink): DocumentKind | undefined {
-  if (/^3\.0(\.\d+)?$/.test(version)) return { kind: 'openapi', format: `openapi ${version}`, from: 'openapi-3.0' }
-  if (/^3\.1(\.\d+)?$/.test(version)) return { kind: 'openapi', format: `openapi ${version}`, from: 'openapi-3.1' }
-  sink.error('source-unsupported-version', '/openapi', `OpenAPI ${version} is not supported (3.0.x and 3.1.x are)`)
+  if (/^3\.0(\.\d+)?$/.test(version))
+    return { kind: 'openapi', format: `openapi ${version}`, from: 'openapi-3.0' }
+  if (/^3\.1(\.\d+)?$/.test(version))
+    return { kind: 'openapi', format: `openapi ${version}`, from: 'openapi-3.1' }
+  sink.error(
+    'source-unsupported-version',
+    '/openapi',
+    `OpenAPI ${version} is not supported (3.0.x and 3.1.x are)`,
+  )
   return undefined
 }
 

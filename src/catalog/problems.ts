@@ -18,7 +18,8 @@ export const PROBLEM_CODES = {
   'service-config-unknown': 'the configuration names a service that no source provides',
   'operation-invalid': 'an operation object is not an object',
   'operation-without-id': 'an operation has no operationId; the method:path fallback ID is used',
-  'tool-id-duplicate': 'two operations of one service share an operationId; the later ones use the method:path ID',
+  'tool-id-duplicate':
+    'two operations of one service share an operationId; the later ones use the method:path ID',
   'wire-name-adjusted': 'a wire name was too long or clashed and got a stable hash suffix',
   'parameter-invalid': 'a parameter object is malformed and is left out',
   'parameter-path-undeclared': 'a path template variable has no parameter; a required string is assumed',

@@ -15,7 +15,11 @@ export function upgradeToOpenApi31(
     const { specification } = upgrade(structuredClone(document))
     return specification as Record<string, unknown>
   } catch (err) {
-    sink.error('source-upgrade-failed', '', `cannot convert the document to OpenAPI 3.1: ${(err as Error).message}`)
+    sink.error(
+      'source-upgrade-failed',
+      '',
+      `cannot convert the document to OpenAPI 3.1: ${(err as Error).message}`,
+    )
     return undefined
   }
 }

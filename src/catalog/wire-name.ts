@@ -75,7 +75,12 @@ export function assignWireNames(subjects: readonly WireNameSubject[]): WireNameA
         continue
       }
       names.set(subject.id, withSuffix(base, subject.id))
-      adjusted.set(subject.id, base.length > MAX_LENGTH ? `${base} is longer than ${MAX_LENGTH}` : `${base} is also the name of another tool`)
+      adjusted.set(
+        subject.id,
+        base.length > MAX_LENGTH
+          ? `${base} is longer than ${MAX_LENGTH}`
+          : `${base} is also the name of another tool`,
+      )
     }
   }
   resolveSuffixCollisions(names)
@@ -92,7 +97,8 @@ function resolveSuffixCollisions(names: Map<string, string>): void {
   const seen = new Map<string, string>()
   for (const [id, name] of [...names].sort(([a], [b]) => (a < b ? -1 : 1))) {
     let candidate = name
-    for (let length = SUFFIX_LENGTH + 4; seen.has(candidate); length += 4) candidate = withSuffix(name, id, length)
+    for (let length = SUFFIX_LENGTH + 4; seen.has(candidate); length += 4)
+      candidate = withSuffix(name, id, length)
     seen.set(candidate, id)
     names.set(id, candidate)
   }

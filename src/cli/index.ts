@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { catalogOptions, ConfigError, loadConfig } from '../config/load-config.js'
+import { ConfigError, catalogOptions, loadConfig } from '../config/load-config.js'
 import { serve } from '../server.js'
 import { PACKAGE_VERSION } from '../version.js'
 import { lint } from './lint.js'
@@ -30,7 +30,9 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'lint') {
     const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
-    return lint(rest[0] ?? config.specsDir, catalogOptions(config), (line) => process.stdout.write(`${line}\n`))
+    return lint(rest[0] ?? config.specsDir, catalogOptions(config), (line) =>
+      process.stdout.write(`${line}\n`),
+    )
   }
   return print(`toolgate: unknown command ${command}\n\n${USAGE}`, 2, process.stderr)
 }

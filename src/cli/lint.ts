@@ -1,9 +1,13 @@
 import { fsSourceReader, loadCatalog } from '../catalog/index.js'
-import type { Catalog, Problem } from '../catalog/types.js'
 import type { CatalogOptions } from '../catalog/options.js'
+import type { Catalog, Problem } from '../catalog/types.js'
 
 /** `toolgate lint [dir]`: build the catalog, print its problems; exit 1 on any error (SPEC §7). */
-export async function lint(dir: string, options: CatalogOptions, write: (line: string) => void): Promise<number> {
+export async function lint(
+  dir: string,
+  options: CatalogOptions,
+  write: (line: string) => void,
+): Promise<number> {
   const catalog = await loadCatalog(dir, fsSourceReader, options)
   for (const problem of catalog.problems) write(formatProblem(problem))
   write(summary(dir, catalog))

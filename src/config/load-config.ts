@@ -1,5 +1,5 @@
+import { Ajv, type ErrorObject } from 'ajv'
 import type { TSchema } from 'typebox'
-import { Value } from 'typebox/value'
 import { parse } from 'yaml'
 import type { CatalogOptions } from '../catalog/options.js'
 import { deepFreeze } from '../util/deep-freeze.js'
@@ -46,9 +46,12 @@ export async function loadConfig(
   const production = env.NODE_ENV === 'production'
   const exampleUpstream = env.EXAMPLE_UPSTREAM ?? 'auto'
   const sessionMaxTtlSeconds = env.SESSION_MAX_TTL_SECONDS ?? DEFAULT_SESSION_MAX_TTL_SECONDS
-  const sessionTtlSeconds = env.SESSION_TTL_SECONDS ?? Math.min(DEFAULT_SESSION_TTL_SECONDS, sessionMaxTtlSeconds)
+  const sessionTtlSeconds =
+    env.SESSION_TTL_SECONDS ?? Math.min(DEFAULT_SESSION_TTL_SECONDS, sessionMaxTtlSeconds)
   if (sessionTtlSeconds > sessionMaxTtlSeconds) {
-    throw new ConfigError([`environment variable SESSION_TTL_SECONDS (${sessionTtlSeconds}) exceeds SESSION_MAX_TTL_SECONDS (${sessionMaxTtlSeconds})`])
+    throw new ConfigError([
+      `environment variable SESSION_TTL_SECONDS (${sessionTtlSeconds}) exceeds SESSION_MAX_TTL_SECONDS (${sessionMaxTtlSeconds})`,
+    ])
   }
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
@@ -79,16 +82,22 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
   }
 }
 
+/** Environment values are strings: Ajv coerces them to the schema's integers while validating. */
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false })
+
 function pickEnv(rawEnv: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
   const picked: Record<string, unknown> = {}
   for (const key of Object.keys(EnvSchema.properties)) {
     const value = rawEnv[key]
     if (value !== undefined && value !== '') picked[key] = value
   }
-  return Value.Convert(EnvSchema, picked) as Record<string, unknown>
+  return picked
 }
 
-async function loadFileConfig(path: string, readText: (path: string) => Promise<string>): Promise<FileConfig> {
+async function loadFileConfig(
+  path: string,
+  readText: (path: string) => Promise<string>,
+): Promise<FileConfig> {
   let text: string
   try {
     text = await readText(path)
@@ -99,31 +108,43 @@ async function loadFileConfig(path: string, readText: (path: string) => Promise<
   try {
     value = parse(text) ?? {}
   } catch (err) {
-    throw new ConfigError([`TOOLGATE_CONFIG: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`])
+    throw new ConfigError([
+      `TOOLGATE_CONFIG: ${path} is not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+    ])
   }
   return validate<FileConfig>(FileConfigSchema, value, `${path}: `)
 }
 
 function validate<T>(schema: TSchema, value: unknown, prefix: string): T {
-  if (Value.Check(schema, value)) return value as T
+  const check = ajv.compile(schema)
+  if (check(value)) return value as T
   const problems = new Map<string, string>()
-  for (const error of Value.Errors(schema, value)) {
-    const where = error.instancePath.replace(/^\//, '').replaceAll('/', '.') || '(top level)'
-    if (error.keyword === 'boolean') problems.set(where, `${prefix}${where}: unknown key`)
-    else if (error.keyword === 'additionalProperties' || error.keyword === 'anyOf') continue
-    else if (error.keyword === 'const') problems.set(where, `${prefix}${where}: ${describeValue(error.instancePath, value)} is not allowed`)
-    else if (!problems.has(where)) problems.set(where, `${prefix}${where}: ${error.message}`)
+  for (const error of check.errors ?? []) {
+    const where = locate(error)
+    if (problems.has(where)) continue
+    problems.set(where, `${prefix}${where}: ${explain(error)}`)
   }
   throw new ConfigError([...problems.values()])
 }
 
-function describeValue(instancePath: string, root: unknown): string {
-  const value = Value.Pointer.Get(root as object, instancePath)
-  return JSON.stringify(value)
+function locate(error: ErrorObject): string {
+  const path = error.instancePath.replace(/^\//, '').replaceAll('/', '.')
+  const extra = error.keyword === 'additionalProperties' ? String(error.params.additionalProperty) : ''
+  return [path, extra].filter(Boolean).join('.') || '(top level)'
+}
+
+function explain(error: ErrorObject): string {
+  if (error.keyword === 'additionalProperties') return 'unknown key'
+  if (error.keyword === 'enum')
+    return `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`
+  return error.message ?? 'is invalid'
 }
 
 function parseTrustProxy(value: string | undefined): boolean | string[] {
   if (value === undefined || value === 'false') return false
   if (value === 'true') return true
-  return value.split(',').map((entry) => entry.trim()).filter(Boolean)
+  return value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
 }

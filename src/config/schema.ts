@@ -5,18 +5,31 @@ export const EnvSchema = Type.Object({
   PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535, description: 'listen port (3000)' })),
   HOST: Type.Optional(Type.String({ minLength: 1, description: 'listen address (0.0.0.0)' })),
   SPECS_DIR: Type.Optional(Type.String({ minLength: 1, description: 'directory of spec files (./specs)' })),
-  REDIS_URL: Type.Optional(Type.String({ pattern: '^rediss?://', description: 'Redis for sessions; unset = in-memory' })),
-  TOOLGATE_CONFIG: Type.Optional(Type.String({ minLength: 1, description: 'path of the optional YAML configuration' })),
-  LOG_LEVEL: Type.Optional(
-    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+  REDIS_URL: Type.Optional(
+    Type.String({ pattern: '^rediss?://', description: 'Redis for sessions; unset = in-memory' }),
   ),
-  TRUST_PROXY: Type.Optional(Type.String({ description: 'true, false, or a comma-separated list of addresses/CIDRs' })),
-  SESSION_TTL_SECONDS: Type.Optional(Type.Integer({ minimum: 1, description: 'default session lifetime (3600)' })),
-  SESSION_MAX_TTL_SECONDS: Type.Optional(Type.Integer({ minimum: 1, description: 'longest session allowed (86400)' })),
-  DRAIN_DELAY: Type.Optional(Type.Integer({ minimum: 0, maximum: 600_000, description: 'ms to keep serving after SIGTERM' })),
+  TOOLGATE_CONFIG: Type.Optional(
+    Type.String({ minLength: 1, description: 'path of the optional YAML configuration' }),
+  ),
+  LOG_LEVEL: Type.Optional(
+    Type.String({ enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+  ),
+  TRUST_PROXY: Type.Optional(
+    Type.String({ description: 'true, false, or a comma-separated list of addresses/CIDRs' }),
+  ),
+  SESSION_TTL_SECONDS: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'default session lifetime (3600)' }),
+  ),
+  SESSION_MAX_TTL_SECONDS: Type.Optional(
+    Type.Integer({ minimum: 1, description: 'longest session allowed (86400)' }),
+  ),
+  DRAIN_DELAY: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 600_000, description: 'ms to keep serving after SIGTERM' }),
+  ),
   NODE_ENV: Type.Optional(Type.String()),
   EXAMPLE_UPSTREAM: Type.Optional(
-    Type.Union([Type.Literal('auto'), Type.Literal('on'), Type.Literal('off')], {
+    Type.String({
+      enum: ['auto', 'on', 'off'],
       description: 'start the example upstream: auto = only when SPECS_DIR is not set',
     }),
   ),
@@ -27,9 +40,13 @@ const NameList = Type.Array(Type.String({ minLength: 1 }))
 
 const ServiceSchema = Type.Object(
   {
-    source: Type.Optional(Type.String({ minLength: 1, description: 'spec file name in the specs directory' })),
+    source: Type.Optional(
+      Type.String({ minLength: 1, description: 'spec file name in the specs directory' }),
+    ),
     alias: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,40}$' })),
-    upstream: Type.Optional(Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' })),
+    upstream: Type.Optional(
+      Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' }),
+    ),
   },
   { additionalProperties: false },
 )

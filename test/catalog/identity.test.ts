@@ -14,7 +14,11 @@ describe('wire names (SPEC §1)', () => {
   })
 
   test('<alias>_<operationId> with a dotted service id made safe', async () => {
-    const catalog = await catalogOf({ 'api.github.com.json': openapi({ '/repos': { get: { operationId: 'repos/list-for-org', responses: ok } } }) })
+    const catalog = await catalogOf({
+      'api.github.com.json': openapi({
+        '/repos': { get: { operationId: 'repos/list-for-org', responses: ok } },
+      }),
+    })
     assert.equal(catalog.services[0]?.id, 'api.github.com')
     assert.equal(catalog.tools[0]?.id, 'api.github.com:repos/list-for-org')
     assert.equal(catalog.tools[0]?.wireName, 'api_github_com_repos_list_for_org')
@@ -35,7 +39,12 @@ describe('wire names (SPEC §1)', () => {
 
   test('when no clashing name is verbatim, all of them get suffixes; names still unique and valid', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { get: { operationId: 'users.get', responses: ok }, post: { operationId: 'users-get', responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          get: { operationId: 'users.get', responses: ok },
+          post: { operationId: 'users-get', responses: ok },
+        },
+      }),
     })
     const names = catalog.tools.map((t) => t.wireName)
     assert.equal(new Set(names).size, 2)
@@ -43,10 +52,15 @@ describe('wire names (SPEC §1)', () => {
     assert.equal(problemsOf(catalog, 'wire-name-adjusted').length, 2)
   })
 
-  test("a name depends only on its service alias and operation: adding other operations never renames it", async () => {
-    const one = await catalogOf({ 'a.yaml': openapi({ '/x': { get: { operationId: 'listX', responses: ok } } }) })
+  test('a name depends only on its service alias and operation: adding other operations never renames it', async () => {
+    const one = await catalogOf({
+      'a.yaml': openapi({ '/x': { get: { operationId: 'listX', responses: ok } } }),
+    })
     const more = await catalogOf({
-      'a.yaml': openapi({ '/x': { get: { operationId: 'listX', responses: ok } }, '/y': { get: { operationId: 'listY', responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': { get: { operationId: 'listX', responses: ok } },
+        '/y': { get: { operationId: 'listY', responses: ok } },
+      }),
       'b.yaml': openapi({ '/x': { get: { operationId: 'listX', responses: ok } } }),
     })
     assert.equal(one.tools[0]?.wireName, more.tools.find((t) => t.id === 'a:listX')?.wireName)
@@ -55,7 +69,9 @@ describe('wire names (SPEC §1)', () => {
   test('every name matches ^[a-zA-Z0-9_]{1,64}$ even for hostile operationIds', async () => {
     const ids = ['日本語', '!!!', 'a'.repeat(200), 'with spaces and/slashes', '123']
     const catalog = await catalogOf({
-      'a.yaml': openapi(Object.fromEntries(ids.map((operationId, i) => [`/p${i}`, { get: { operationId, responses: ok } }]))),
+      'a.yaml': openapi(
+        Object.fromEntries(ids.map((operationId, i) => [`/p${i}`, { get: { operationId, responses: ok } }])),
+      ),
     })
     assert.equal(catalog.tools.length, ids.length)
     for (const tool of catalog.tools) assert.match(tool.wireName, WIRE_NAME_PATTERN)
@@ -78,7 +94,11 @@ describe('catalog version', () => {
   const spec = (summary: string) => openapi({ '/x': { get: { operationId: 'x', summary, responses: ok } } })
 
   test('same input, same hash; a changed description, a new hash', async () => {
-    const [a, b, c] = [await catalogOf({ 'a.yaml': spec('One') }), await catalogOf({ 'a.yaml': spec('One') }), await catalogOf({ 'a.yaml': spec('Two') })]
+    const [a, b, c] = [
+      await catalogOf({ 'a.yaml': spec('One') }),
+      await catalogOf({ 'a.yaml': spec('One') }),
+      await catalogOf({ 'a.yaml': spec('Two') }),
+    ]
     assert.match(a.version, /^[0-9a-f]{16}$/)
     assert.equal(a.version, b.version)
     assert.notEqual(a.version, c.version)
@@ -86,9 +106,18 @@ describe('catalog version', () => {
 
   test('key order and formatting of the source do not change the hash; a profile does', async () => {
     const a = await catalogOf({ 'a.yaml': spec('One') })
-    const reordered = await catalogOf({ 'a.yaml': JSON.stringify({ paths: spec('One').paths, info: spec('One').info, openapi: '3.1.0' }, null, 4) })
+    const reordered = await catalogOf({
+      'a.yaml': JSON.stringify(
+        { paths: spec('One').paths, info: spec('One').info, openapi: '3.1.0' },
+        null,
+        4,
+      ),
+    })
     assert.equal(a.version, reordered.version)
-    const profiled = await catalogOf({ 'a.yaml': spec('One') }, { profiles: { p: { safety: { readOnly: true } } } })
+    const profiled = await catalogOf(
+      { 'a.yaml': spec('One') },
+      { profiles: { p: { safety: { readOnly: true } } } },
+    )
     assert.notEqual(a.version, profiled.version)
   })
 
@@ -102,7 +131,21 @@ describe('catalog version', () => {
 
 describe('the catalog value', () => {
   test('is deeply immutable', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({ '/x': { post: { operationId: 'x', requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } } } }, responses: ok } } }) })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: {
+              content: {
+                'application/json': { schema: { type: 'object', properties: { a: { type: 'string' } } } },
+              },
+            },
+            responses: ok,
+          },
+        },
+      }),
+    })
     assert.ok(Object.isFrozen(catalog))
     assert.ok(Object.isFrozen(catalog.tools[0]?.inputSchema.properties))
     assert.throws(() => {
@@ -111,7 +154,22 @@ describe('the catalog value', () => {
   })
 
   test('building is a pure function of sources and configuration: two builds are deep-equal', async () => {
-    const files = { 'a.yaml': openapi({ '/x/{id}': { get: { responses: ok } } }), 'b.json': { swagger: '2.0', info: { title: 'B', version: '1' }, paths: { '/y': { post: { operationId: 'y', parameters: [{ name: 'b', in: 'body', schema: { type: 'object' } }], responses: ok } } } } }
+    const files = {
+      'a.yaml': openapi({ '/x/{id}': { get: { responses: ok } } }),
+      'b.json': {
+        swagger: '2.0',
+        info: { title: 'B', version: '1' },
+        paths: {
+          '/y': {
+            post: {
+              operationId: 'y',
+              parameters: [{ name: 'b', in: 'body', schema: { type: 'object' } }],
+              responses: ok,
+            },
+          },
+        },
+      },
+    }
     assert.deepEqual(await catalogOf(files), await catalogOf(files))
   })
 })

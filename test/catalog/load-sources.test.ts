@@ -5,22 +5,46 @@ import { stringify } from 'yaml'
 import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-catalog.js'
 
 const petPath = (bodyRef: string) => ({
-  '/pets': { post: { operationId: 'addPet', requestBody: { required: true, content: { 'application/json': { schema: { $ref: bodyRef } } } }, responses: ok } },
+  '/pets': {
+    post: {
+      operationId: 'addPet',
+      requestBody: { required: true, content: { 'application/json': { schema: { $ref: bodyRef } } } },
+      responses: ok,
+    },
+  },
 })
 
 describe('formats and versions', () => {
   test('OpenAPI 3.0 in YAML, 3.1 in JSON and Swagger 2.0 in JSON all load', async () => {
     const catalog = await catalogOf({
-      'a.yaml': { openapi: '3.0.3', info: { title: 'A', version: '1' }, paths: { '/a': { get: { operationId: 'a', responses: ok } } } },
-      'b.json': { openapi: '3.1.0', info: { title: 'B', version: '1' }, paths: { '/b': { get: { operationId: 'b', responses: ok } } } },
-      'c.json': { swagger: '2.0', info: { title: 'C', version: '1' }, paths: { '/c': { get: { operationId: 'c', responses: ok } } } },
+      'a.yaml': {
+        openapi: '3.0.3',
+        info: { title: 'A', version: '1' },
+        paths: { '/a': { get: { operationId: 'a', responses: ok } } },
+      },
+      'b.json': {
+        openapi: '3.1.0',
+        info: { title: 'B', version: '1' },
+        paths: { '/b': { get: { operationId: 'b', responses: ok } } },
+      },
+      'c.json': {
+        swagger: '2.0',
+        info: { title: 'C', version: '1' },
+        paths: { '/c': { get: { operationId: 'c', responses: ok } } },
+      },
     })
-    assert.deepEqual(catalog.tools.map((t) => t.id), ['a:a', 'b:b', 'c:c'])
-    assert.deepEqual(catalog.sources.map((s) => [s.sourceId, s.format, s.status]), [
-      ['a.yaml', 'openapi 3.0.3', 'ok'],
-      ['b.json', 'openapi 3.1.0', 'ok'],
-      ['c.json', 'swagger 2.0', 'ok'],
-    ])
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['a:a', 'b:b', 'c:c'],
+    )
+    assert.deepEqual(
+      catalog.sources.map((s) => [s.sourceId, s.format, s.status]),
+      [
+        ['a.yaml', 'openapi 3.0.3', 'ok'],
+        ['b.json', 'openapi 3.1.0', 'ok'],
+        ['c.json', 'swagger 2.0', 'ok'],
+      ],
+    )
   })
 
   test('OpenAPI 3.0 nullable becomes a type union with null', async () => {
@@ -28,10 +52,20 @@ describe('formats and versions', () => {
       'a.yaml': {
         openapi: '3.0.0',
         info: { title: 'A', version: '1' },
-        paths: { '/a': { get: { operationId: 'a', parameters: [{ name: 'q', in: 'query', schema: { type: 'string', nullable: true } }], responses: ok } } },
+        paths: {
+          '/a': {
+            get: {
+              operationId: 'a',
+              parameters: [{ name: 'q', in: 'query', schema: { type: 'string', nullable: true } }],
+              responses: ok,
+            },
+          },
+        },
       },
     })
-    assert.deepEqual((toolById(catalog, 'a:a').inputSchema.properties as Record<string, unknown>).q, { type: ['string', 'null'] })
+    assert.deepEqual((toolById(catalog, 'a:a').inputSchema.properties as Record<string, unknown>).q, {
+      type: ['string', 'null'],
+    })
   })
 })
 
@@ -39,28 +73,50 @@ describe('references', () => {
   test('a $ref to a sibling file (which itself refers locally) is resolved', async () => {
     const catalog = await catalogOf({
       'pets.yaml': openapi(petPath('./shared/pet.yaml#/Pet')),
-      'shared/pet.yaml': { Pet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, owner: { $ref: '#/Owner' } } }, Owner: { type: 'object', properties: { email: { type: 'string' } } } },
+      'shared/pet.yaml': {
+        Pet: {
+          type: 'object',
+          required: ['name'],
+          properties: { name: { type: 'string' }, owner: { $ref: '#/Owner' } },
+        },
+        Owner: { type: 'object', properties: { email: { type: 'string' } } },
+      },
     })
     const schema = toolById(catalog, 'pets:addPet').inputSchema
-    assert.deepEqual(schema.properties, { name: { type: 'string' }, owner: { type: 'object', properties: { email: { type: 'string' } } } })
+    assert.deepEqual(schema.properties, {
+      name: { type: 'string' },
+      owner: { type: 'object', properties: { email: { type: 'string' } } },
+    })
     assert.deepEqual(schema.required, ['name'])
     assert.deepEqual(catalog.problems, [])
   })
 
   test('files in subdirectories are not services of their own', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({}), 'shared/b.yaml': openapi({ '/b': { get: { responses: ok } } }) })
-    assert.deepEqual(catalog.services.map((s) => s.id), ['a'])
+    const catalog = await catalogOf({
+      'a.yaml': openapi({}),
+      'shared/b.yaml': openapi({ '/b': { get: { responses: ok } } }),
+    })
+    assert.deepEqual(
+      catalog.services.map((s) => s.id),
+      ['a'],
+    )
   })
 
   test('a $ref that leaves the specs directory is not read', async () => {
     const catalog = await catalogOf({ 'a.yaml': openapi(petPath('../../etc/passwd#/x')) })
-    assert.match(problemsOf(catalog, 'source-ref-unresolved')[0]?.message ?? '', /outside the specs directory/)
+    assert.match(
+      problemsOf(catalog, 'source-ref-unresolved')[0]?.message ?? '',
+      /outside the specs directory/,
+    )
     assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: {} })
   })
 
   test('a missing sibling file affects only the operation using it', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ ...petPath('./missing.yaml#/Pet'), '/ok': { get: { operationId: 'fine', responses: ok } } }),
+      'a.yaml': openapi({
+        ...petPath('./missing.yaml#/Pet'),
+        '/ok': { get: { operationId: 'fine', responses: ok } },
+      }),
     })
     assert.equal(catalog.sources[0]?.status, 'ok')
     assert.ok(toolById(catalog, 'a:fine'))
@@ -71,9 +127,10 @@ describe('references', () => {
   test('a dangling local $ref is repaired with {} and reported at its pointer; the tool stays', async () => {
     const catalog = await catalogOf({ 'a.yaml': openapi(petPath('#/components/schemas/Nope')) })
     assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: {} })
-    assert.deepEqual(problemsOf(catalog, 'ref-dangling').map((p) => [p.severity, p.file, p.pointer]), [
-      ['warning', 'a.yaml', '/paths/~1pets/post/requestBody/content/application~1json/schema'],
-    ])
+    assert.deepEqual(
+      problemsOf(catalog, 'ref-dangling').map((p) => [p.severity, p.file, p.pointer]),
+      [['warning', 'a.yaml', '/paths/~1pets/post/requestBody/content/application~1json/schema']],
+    )
   })
 
   test('circular schemas are kept as $defs entries (directly and mutually recursive)', async () => {
@@ -81,7 +138,14 @@ describe('references', () => {
       'a.yaml': openapi(petPath('#/components/schemas/Node'), {
         components: {
           schemas: {
-            Node: { type: 'object', properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/components/schemas/Node' } }, owner: { $ref: '#/components/schemas/A' } } },
+            Node: {
+              type: 'object',
+              properties: {
+                name: { type: 'string' },
+                children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+                owner: { $ref: '#/components/schemas/A' },
+              },
+            },
             A: { type: 'object', properties: { b: { $ref: '#/components/schemas/B' } } },
             B: { type: 'object', properties: { a: { $ref: '#/components/schemas/A' } } },
           },
@@ -95,28 +159,62 @@ describe('references', () => {
       owner: { $ref: '#/$defs/A' },
     })
     assert.deepEqual(Object.keys(schema.$defs as object), ['A', 'B', 'Node'])
-    assert.deepEqual((schema.$defs as Record<string, unknown>).B, { type: 'object', properties: { a: { $ref: '#/$defs/A' } } })
+    assert.deepEqual((schema.$defs as Record<string, unknown>).B, {
+      type: 'object',
+      properties: { a: { $ref: '#/$defs/A' } },
+    })
   })
 
   test('a path item given by $ref is resolved', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/a': { get: { operationId: 'a', responses: ok } }, '/b': { $ref: '#/paths/~1a' } }),
+      'a.yaml': openapi({
+        '/a': { get: { operationId: 'a', responses: ok } },
+        '/b': { $ref: '#/paths/~1a' },
+      }),
     })
-    assert.deepEqual(catalog.tools.map((t) => t.id), ['a:a', 'a:get:/b'].sort())
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['a:a', 'a:get:/b'].sort(),
+    )
   })
 })
 
 describe('bad input: each a clear problem naming the file, never a crash', () => {
   const good = openapi({ '/ok': { get: { operationId: 'fine', responses: ok } } })
   const cases: [string, string, unknown, RegExp][] = [
-    ['a YAML file that is not YAML', 'bad.yaml', 'openapi: 3.1.0\npaths: [unclosed\n  - : :', /not valid YAML at line \d+, column \d+/],
+    [
+      'a YAML file that is not YAML',
+      'bad.yaml',
+      'openapi: 3.1.0\npaths: [unclosed\n  - : :',
+      /not valid YAML at line \d+, column \d+/,
+    ],
     ['a JSON file that is not JSON', 'bad.json', '{"openapi": "3.1.0",', /not valid JSON/],
-    ['a document that is not OpenAPI', 'bad.yaml', stringify({ name: 'my app', version: 2 }), /not an OpenAPI, Swagger or Arazzo document/],
+    [
+      'a document that is not OpenAPI',
+      'bad.yaml',
+      stringify({ name: 'my app', version: 2 }),
+      /not an OpenAPI, Swagger or Arazzo document/,
+    ],
     ['a list instead of a document', 'bad.json', '[1,2]', /got a list/],
     ['an empty file', 'bad.yaml', '', /empty document/],
-    ['an unsupported OpenAPI version', 'bad.yaml', stringify({ openapi: '4.0.0', info: {}, paths: {} }), /OpenAPI 4\.0\.0 is not supported/],
-    ['an unsupported Swagger version', 'bad.json', JSON.stringify({ swagger: '1.2', apis: [] }), /Swagger 1\.2 is not supported/],
-    ['paths that are not an object', 'bad.yaml', stringify({ openapi: '3.1.0', info: {}, paths: ['x'] }), /paths must be an object/],
+    [
+      'an unsupported OpenAPI version',
+      'bad.yaml',
+      stringify({ openapi: '4.0.0', info: {}, paths: {} }),
+      /OpenAPI 4\.0\.0 is not supported/,
+    ],
+    [
+      'an unsupported Swagger version',
+      'bad.json',
+      JSON.stringify({ swagger: '1.2', apis: [] }),
+      /Swagger 1\.2 is not supported/,
+    ],
+    [
+      'paths that are not an object',
+      'bad.yaml',
+      stringify({ openapi: '3.1.0', info: {}, paths: ['x'] }),
+      /paths must be an object/,
+    ],
   ]
   for (const [what, file, text, message] of cases) {
     test(`${what}: error on ${file}, the good file still serves`, async () => {
@@ -125,14 +223,20 @@ describe('bad input: each a clear problem naming the file, never a crash', () =>
       assert.equal(errors.length, 1, JSON.stringify(catalog.problems))
       assert.equal(errors[0]?.file, file)
       assert.match(errors[0]?.message ?? '', message)
-      assert.deepEqual(catalog.tools.map((t) => t.id), ['good:fine'])
+      assert.deepEqual(
+        catalog.tools.map((t) => t.id),
+        ['good:fine'],
+      )
       assert.deepEqual(catalog.sources.find((s) => s.sourceId === file)?.status, 'failed')
     })
   }
 
   test('a file with another extension is reported as not loaded', async () => {
     const catalog = await catalogOf({ 'notes.txt': 'hello', 'good.yaml': good })
-    assert.deepEqual(problemsOf(catalog, 'source-not-a-spec-file').map((p) => [p.file, p.severity]), [['notes.txt', 'warning']])
+    assert.deepEqual(
+      problemsOf(catalog, 'source-not-a-spec-file').map((p) => [p.file, p.severity]),
+      [['notes.txt', 'warning']],
+    )
   })
 
   test('an empty specs directory is a warning, and an empty catalog', async () => {
@@ -152,10 +256,25 @@ describe('bad input: each a clear problem naming the file, never a crash', () =>
   test('operation-level garbage is local: a non-object operation and malformed parameters do not fail the file', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
-        '/x': { get: 'nonsense', post: { operationId: 'p', parameters: [{ in: 'query' }, { name: 'q', in: 'body' }, 'x', { name: 'ok', in: 'query', schema: { type: 'integer' } }], responses: ok } },
+        '/x': {
+          get: 'nonsense',
+          post: {
+            operationId: 'p',
+            parameters: [
+              { in: 'query' },
+              { name: 'q', in: 'body' },
+              'x',
+              { name: 'ok', in: 'query', schema: { type: 'integer' } },
+            ],
+            responses: ok,
+          },
+        },
       }),
     })
-    assert.deepEqual(catalog.tools.map((t) => t.id), ['a:p'])
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['a:p'],
+    )
     assert.deepEqual(Object.keys(toolById(catalog, 'a:p').inputSchema.properties as object), ['ok'])
     assert.ok(problemsOf(catalog, 'operation-invalid').length === 1)
     assert.ok(problemsOf(catalog, 'parameter-invalid').length === 3)
@@ -166,12 +285,28 @@ describe('bad input: each a clear problem naming the file, never a crash', () =>
 describe('Arazzo workflows', () => {
   const tickets = openapi({
     '/tickets/{id}': {
-      get: { operationId: 'getTicket', parameters: [{ name: 'id', in: 'path', required: true }], responses: ok },
-      patch: { operationId: 'updateTicket', parameters: [{ name: 'id', in: 'path', required: true }], responses: ok },
+      get: {
+        operationId: 'getTicket',
+        parameters: [{ name: 'id', in: 'path', required: true }],
+        responses: ok,
+      },
+      patch: {
+        operationId: 'updateTicket',
+        parameters: [{ name: 'id', in: 'path', required: true }],
+        responses: ok,
+      },
     },
     '/internal': { post: { operationId: 'reindex', 'x-cli-ignore': true, responses: ok } },
   })
-  const billing = openapi({ '/invoices/{id}': { get: { operationId: 'getInvoice', parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } } })
+  const billing = openapi({
+    '/invoices/{id}': {
+      get: {
+        operationId: 'getInvoice',
+        parameters: [{ name: 'id', in: 'path', required: true }],
+        responses: ok,
+      },
+    },
+  })
   const arazzo = (steps: unknown[]) => ({
     arazzo: '1.0.1',
     info: { title: 'Flows', version: '1' },
@@ -208,7 +343,11 @@ describe('Arazzo workflows', () => {
   })
 
   test('a step naming a missing operation fails the workflow source, naming workflow, step and operation', async () => {
-    const catalog = await catalogOf({ 'tickets.yaml': tickets, 'billing.yaml': billing, 'flows.arazzo.yaml': arazzo([{ stepId: 'gone', operationId: 'deleteEverything' }]) })
+    const catalog = await catalogOf({
+      'tickets.yaml': tickets,
+      'billing.yaml': billing,
+      'flows.arazzo.yaml': arazzo([{ stepId: 'gone', operationId: 'deleteEverything' }]),
+    })
     assert.deepEqual(catalog.workflows, [])
     const [problem] = problemsOf(catalog, 'workflow-operation-missing')
     assert.equal(problem?.severity, 'error')
@@ -219,18 +358,30 @@ describe('Arazzo workflows', () => {
   })
 
   test('a step naming an ignored operation fails the workflow source', async () => {
-    const catalog = await catalogOf({ 'tickets.yaml': tickets, 'billing.yaml': billing, 'flows.arazzo.yaml': arazzo([{ stepId: 'r', operationId: 'reindex' }]) })
+    const catalog = await catalogOf({
+      'tickets.yaml': tickets,
+      'billing.yaml': billing,
+      'flows.arazzo.yaml': arazzo([{ stepId: 'r', operationId: 'reindex' }]),
+    })
     assert.deepEqual(catalog.workflows, [])
-    assert.match(problemsOf(catalog, 'workflow-operation-ignored')[0]?.message ?? '', /operation reindex \(tickets:reindex\) is marked x-cli-ignore/)
+    assert.match(
+      problemsOf(catalog, 'workflow-operation-ignored')[0]?.message ?? '',
+      /operation reindex \(tickets:reindex\) is marked x-cli-ignore/,
+    )
   })
 
   test('one failing workflow fails its whole file, other workflow files are untouched', async () => {
     const catalog = await catalogOf({
       'tickets.yaml': tickets,
       'billing.yaml': billing,
-      'bad.arazzo.yaml': arazzo([{ stepId: 'gone', operationPath: '{$sourceDescriptions.tickets.url}#/paths/~1nope/get' }]),
+      'bad.arazzo.yaml': arazzo([
+        { stepId: 'gone', operationPath: '{$sourceDescriptions.tickets.url}#/paths/~1nope/get' },
+      ]),
       'good.arazzo.yaml': arazzo([{ stepId: 'get', operationId: 'getTicket' }]),
     })
-    assert.deepEqual(catalog.workflows.map((w) => w.id), ['good:flow'])
+    assert.deepEqual(
+      catalog.workflows.map((w) => w.id),
+      ['good:flow'],
+    )
   })
 })

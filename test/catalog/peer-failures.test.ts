@@ -7,20 +7,45 @@ import { WIRE_NAME_PATTERN } from '../../src/catalog/wire-name.js'
 import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-catalog.js'
 
 const json = (schema: unknown, required = true) => ({ required, content: { 'application/json': { schema } } })
-const props = (tool: { inputSchema: Record<string, unknown> }) => tool.inputSchema.properties as Record<string, Record<string, unknown>>
+const props = (tool: { inputSchema: Record<string, unknown> }) =>
+  tool.inputSchema.properties as Record<string, Record<string, unknown>>
 
 describe('converters §3/§4: what the peers get wrong', () => {
   test('array without items (samchon crashes on the whole document): items: {} added, a warning, the document serves', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { get: { operationId: 'x', parameters: [{ name: 'ids', in: 'query', schema: { type: 'array' } }], responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          get: {
+            operationId: 'x',
+            parameters: [{ name: 'ids', in: 'query', schema: { type: 'array' } }],
+            responses: ok,
+          },
+        },
+      }),
     })
     assert.deepEqual(props(toolById(catalog, 'a:x')).ids, { type: 'array', items: {} })
-    assert.equal(problemsOf(catalog, 'schema-array-without-items')[0]?.pointer, '/paths/~1x/get/parameters/0/schema')
+    assert.equal(
+      problemsOf(catalog, 'schema-array-without-items')[0]?.pointer,
+      '/paths/~1x/get/parameters/0/schema',
+    )
   })
 
   test('top-level oneOf body (Anthropic rejects non-object roots): wrapped as one body argument, root stays an object', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/pets': { post: { operationId: 'add', requestBody: json({ oneOf: [{ type: 'object', properties: { cat: { type: 'string' } } }, { type: 'object', properties: { dog: { type: 'string' } } }] }), responses: ok } } }),
+      'a.yaml': openapi({
+        '/pets': {
+          post: {
+            operationId: 'add',
+            requestBody: json({
+              oneOf: [
+                { type: 'object', properties: { cat: { type: 'string' } } },
+                { type: 'object', properties: { dog: { type: 'string' } } },
+              ],
+            }),
+            responses: ok,
+          },
+        },
+      }),
     })
     const tool = toolById(catalog, 'a:add')
     assert.equal(tool.inputSchema.type, 'object')
@@ -32,8 +57,25 @@ describe('converters §3/§4: what the peers get wrong', () => {
   test('top-level allOf body of plain objects (inheritance) is merged and flattened', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi(
-        { '/pets': { post: { operationId: 'add', requestBody: json({ allOf: [{ $ref: '#/components/schemas/Base' }, { type: 'object', required: ['name'], properties: { name: { type: 'string' } } }] }), responses: ok } } },
-        { components: { schemas: { Base: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } } } },
+        {
+          '/pets': {
+            post: {
+              operationId: 'add',
+              requestBody: json({
+                allOf: [
+                  { $ref: '#/components/schemas/Base' },
+                  { type: 'object', required: ['name'], properties: { name: { type: 'string' } } },
+                ],
+              }),
+              responses: ok,
+            },
+          },
+        },
+        {
+          components: {
+            schemas: { Base: { type: 'object', required: ['id'], properties: { id: { type: 'integer' } } } },
+          },
+        },
       ),
     })
     const tool = toolById(catalog, 'a:add')
@@ -44,7 +86,17 @@ describe('converters §3/§4: what the peers get wrong', () => {
 
   test('top-level allOf with a non-object member stays one body argument', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { post: { operationId: 'x', requestBody: json({ allOf: [{ type: 'object', properties: { a: {} } }, { oneOf: [{ required: ['a'] }] }] }), responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: json({
+              allOf: [{ type: 'object', properties: { a: {} } }, { oneOf: [{ required: ['a'] }] }],
+            }),
+            responses: ok,
+          },
+        },
+      }),
     })
     assert.deepEqual(Object.keys(props(toolById(catalog, 'a:x'))), ['body'])
   })
@@ -52,7 +104,17 @@ describe('converters §3/§4: what the peers get wrong', () => {
   test('filter[name]-style keys (deepObject) and $top are sanitized; the binding keeps the wire name', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
-        '/x': { get: { operationId: 'x', parameters: [{ name: 'filter[name]', in: 'query', schema: { type: 'string' } }, { name: '$top', in: 'query', schema: { type: 'integer' } }, { name: 'page size', in: 'query', schema: { type: 'integer' } }], responses: ok } },
+        '/x': {
+          get: {
+            operationId: 'x',
+            parameters: [
+              { name: 'filter[name]', in: 'query', schema: { type: 'string' } },
+              { name: '$top', in: 'query', schema: { type: 'integer' } },
+              { name: 'page size', in: 'query', schema: { type: 'integer' } },
+            ],
+            responses: ok,
+          },
+        },
       }),
     })
     const tool = toolById(catalog, 'a:x')
@@ -67,7 +129,18 @@ describe('converters §3/§4: what the peers get wrong', () => {
 
   test('nested body keys that are not valid argument keys stay as they are (only top-level keys are arguments)', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { post: { operationId: 'x', requestBody: json({ type: 'object', properties: { 'meta data': { type: 'object', properties: { 'a b': { type: 'string' } } } } }), responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: json({
+              type: 'object',
+              properties: { 'meta data': { type: 'object', properties: { 'a b': { type: 'string' } } } },
+            }),
+            responses: ok,
+          },
+        },
+      }),
     })
     const tool = toolById(catalog, 'a:x')
     assert.deepEqual(tool.binding.arguments, { meta_data: { in: 'body', name: 'meta data' } })
@@ -75,7 +148,13 @@ describe('converters §3/§4: what the peers get wrong', () => {
   })
 
   test('missing operationIds (samchon ignores them anyway; Infobip throws): method+path IDs and names', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({ '/users/{userId}/posts': { get: { responses: ok, parameters: [{ name: 'userId', in: 'path', required: true }] } } }) })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/users/{userId}/posts': {
+          get: { responses: ok, parameters: [{ name: 'userId', in: 'path', required: true }] },
+        },
+      }),
+    })
     const tool = toolById(catalog, 'a:get:/users/{userId}/posts')
     assert.equal(tool.wireName, 'a_get_users_user_id_posts')
   })
@@ -84,13 +163,30 @@ describe('converters §3/§4: what the peers get wrong', () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
         '/t/{id}': {
-          parameters: [{ name: 'id', in: 'path', required: true, description: 'path-level', schema: { type: 'string' } }],
-          put: { operationId: 'put', parameters: [{ name: 'id', in: 'path', required: true, description: 'operation-level', schema: { type: 'integer' } }], responses: ok },
+          parameters: [
+            { name: 'id', in: 'path', required: true, description: 'path-level', schema: { type: 'string' } },
+          ],
+          put: {
+            operationId: 'put',
+            parameters: [
+              {
+                name: 'id',
+                in: 'path',
+                required: true,
+                description: 'operation-level',
+                schema: { type: 'integer' },
+              },
+            ],
+            responses: ok,
+          },
           get: { operationId: 'get', responses: ok },
         },
       }),
     })
-    assert.deepEqual(props(toolById(catalog, 'a:put')).id, { type: 'integer', description: 'operation-level' })
+    assert.deepEqual(props(toolById(catalog, 'a:put')).id, {
+      type: 'integer',
+      description: 'operation-level',
+    })
     assert.deepEqual(props(toolById(catalog, 'a:get')).id, { type: 'string', description: 'path-level' })
   })
 
@@ -99,8 +195,25 @@ describe('converters §3/§4: what the peers get wrong', () => {
       'p.json': {
         swagger: '2.0',
         info: { title: 'P', version: '1' },
-        paths: { '/pets': { post: { operationId: 'add', consumes: ['application/json'], parameters: [{ name: 'pet', in: 'body', required: true, schema: { $ref: '#/definitions/Pet' } }], responses: ok } } },
-        definitions: { Pet: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, tag: { type: 'string', 'x-nullable': true } } } },
+        paths: {
+          '/pets': {
+            post: {
+              operationId: 'add',
+              consumes: ['application/json'],
+              parameters: [
+                { name: 'pet', in: 'body', required: true, schema: { $ref: '#/definitions/Pet' } },
+              ],
+              responses: ok,
+            },
+          },
+        },
+        definitions: {
+          Pet: {
+            type: 'object',
+            required: ['name'],
+            properties: { name: { type: 'string' }, tag: { type: 'string', 'x-nullable': true } },
+          },
+        },
       },
     })
     const tool = toolById(catalog, 'p:add')
@@ -115,8 +228,25 @@ describe('converters §3/§4: what the peers get wrong', () => {
         swagger: '2.0',
         info: { title: 'P', version: '1' },
         paths: {
-          '/pay': { post: { operationId: 'pay', consumes: ['application/x-www-form-urlencoded'], parameters: [{ name: 'amount', in: 'formData', type: 'number', required: true }], responses: ok } },
-          '/upload': { post: { operationId: 'upload', consumes: ['multipart/form-data'], parameters: [{ name: 'file', in: 'formData', type: 'file', required: true }, { name: 'note', in: 'formData', type: 'string' }], responses: ok } },
+          '/pay': {
+            post: {
+              operationId: 'pay',
+              consumes: ['application/x-www-form-urlencoded'],
+              parameters: [{ name: 'amount', in: 'formData', type: 'number', required: true }],
+              responses: ok,
+            },
+          },
+          '/upload': {
+            post: {
+              operationId: 'upload',
+              consumes: ['multipart/form-data'],
+              parameters: [
+                { name: 'file', in: 'formData', type: 'file', required: true },
+                { name: 'note', in: 'formData', type: 'string' },
+              ],
+              responses: ok,
+            },
+          },
         },
       },
     })
@@ -133,43 +263,116 @@ describe('converters §3/§4: what the peers get wrong', () => {
   test('OpenAPI 3.1 webhooks and callbacks are not tools (samchon emits webhooks as callable functions)', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi(
-        { '/subscribe': { post: { operationId: 'subscribe', callbacks: { onEvent: { '{$request.body#/url}': { post: { operationId: 'eventCallback', responses: ok } } } }, responses: ok } } },
+        {
+          '/subscribe': {
+            post: {
+              operationId: 'subscribe',
+              callbacks: {
+                onEvent: {
+                  '{$request.body#/url}': { post: { operationId: 'eventCallback', responses: ok } },
+                },
+              },
+              responses: ok,
+            },
+          },
+        },
         { webhooks: { newPet: { post: { operationId: 'newPetHook', responses: ok } } } },
       ),
     })
-    assert.deepEqual(catalog.tools.map((t) => t.id), ['a:subscribe'])
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['a:subscribe'],
+    )
   })
 
   test('multipart/form-data, form-urlencoded and octet-stream-only bodies are tools like any other (samchon rejects multipart)', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
-        '/form': { post: { operationId: 'form', requestBody: { content: { 'application/x-www-form-urlencoded': { schema: { type: 'object', properties: { 'metadata[key]': { type: 'string' }, amount: { type: 'integer' } } } } } }, responses: ok } },
-        '/multi': { post: { operationId: 'multi', requestBody: { required: true, content: { 'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' }, meta: { type: 'object' } } }, encoding: { meta: { contentType: 'application/json' } } } } }, responses: ok } },
-        '/raw': { put: { operationId: 'raw', requestBody: { required: true, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } }, responses: ok } },
+        '/form': {
+          post: {
+            operationId: 'form',
+            requestBody: {
+              content: {
+                'application/x-www-form-urlencoded': {
+                  schema: {
+                    type: 'object',
+                    properties: { 'metadata[key]': { type: 'string' }, amount: { type: 'integer' } },
+                  },
+                },
+              },
+            },
+            responses: ok,
+          },
+        },
+        '/multi': {
+          post: {
+            operationId: 'multi',
+            requestBody: {
+              required: true,
+              content: {
+                'multipart/form-data': {
+                  schema: {
+                    type: 'object',
+                    required: ['file'],
+                    properties: { file: { type: 'string', format: 'binary' }, meta: { type: 'object' } },
+                  },
+                  encoding: { meta: { contentType: 'application/json' } },
+                },
+              },
+            },
+            responses: ok,
+          },
+        },
+        '/raw': {
+          put: {
+            operationId: 'raw',
+            requestBody: {
+              required: true,
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            },
+            responses: ok,
+          },
+        },
       }),
     })
-    assert.deepEqual(toolById(catalog, 'a:form').binding.arguments, { metadata_key: { in: 'body', name: 'metadata[key]' }, amount: { in: 'body', name: 'amount' } })
+    assert.deepEqual(toolById(catalog, 'a:form').binding.arguments, {
+      metadata_key: { in: 'body', name: 'metadata[key]' },
+      amount: { in: 'body', name: 'amount' },
+    })
     const multi = toolById(catalog, 'a:multi')
-    assert.deepEqual(multi.requestBody?.encodings, { 'multipart/form-data': { meta: { contentType: 'application/json' } } })
+    assert.deepEqual(multi.requestBody?.encodings, {
+      'multipart/form-data': { meta: { contentType: 'application/json' } },
+    })
     assert.deepEqual(multi.inputSchema.required, ['file'])
     const raw = toolById(catalog, 'a:raw')
-    assert.deepEqual(raw.binding, { arguments: { body: { in: 'body', whole: true } }, bodyContentType: 'application/octet-stream' })
+    assert.deepEqual(raw.binding, {
+      arguments: { body: { in: 'body', whole: true } },
+      bodyContentType: 'application/octet-stream',
+    })
     assert.equal(props(raw).body?.contentEncoding, 'base64')
   })
 
   test('a path key with a #fragment (samchon rejects it) sends the part before #', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/cookies#formExploded': { get: { responses: ok } }, '/cookies#formNotExploded': { get: { responses: ok } } }),
+      'a.yaml': openapi({
+        '/cookies#formExploded': { get: { responses: ok } },
+        '/cookies#formNotExploded': { get: { responses: ok } },
+      }),
     })
-    assert.deepEqual(catalog.tools.map((t) => [t.path, t.wireName]), [
-      ['/cookies', 'a_get_cookies_form_exploded'],
-      ['/cookies', 'a_get_cookies_form_not_exploded'],
-    ])
+    assert.deepEqual(
+      catalog.tools.map((t) => [t.path, t.wireName]),
+      [
+        ['/cookies', 'a_get_cookies_form_exploded'],
+        ['/cookies', 'a_get_cookies_form_not_exploded'],
+      ],
+    )
   })
 
   test('a description over 1,024 characters does not reject the operation (samchon does)', async () => {
     const description = 'Long. '.repeat(400)
-    const catalog = await catalogOf({ 'a.yaml': openapi({ '/x': { get: { operationId: 'x', description, responses: ok } } }) })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({ '/x': { get: { operationId: 'x', description, responses: ok } } }),
+    })
     assert.equal(toolById(catalog, 'a:x').description, description.trim())
   })
 
@@ -179,18 +382,37 @@ describe('converters §3/§4: what the peers get wrong', () => {
         '/x': {
           get: {
             operationId: 'x',
-            parameters: ['session', 'X-Trace', 'Accept', 'content-type', 'Authorization'].map((name, i) => ({ name, in: i === 0 ? 'cookie' : 'header', schema: { type: 'string' } })),
+            parameters: ['session', 'X-Trace', 'Accept', 'content-type', 'Authorization'].map((name, i) => ({
+              name,
+              in: i === 0 ? 'cookie' : 'header',
+              schema: { type: 'string' },
+            })),
             responses: ok,
           },
         },
       }),
     })
-    assert.deepEqual(toolById(catalog, 'a:x').binding.arguments, { 'X-Trace': { in: 'header', name: 'X-Trace' }, session: { in: 'cookie', name: 'session' } })
+    assert.deepEqual(toolById(catalog, 'a:x').binding.arguments, {
+      'X-Trace': { in: 'header', name: 'X-Trace' },
+      session: { in: 'cookie', name: 'session' },
+    })
   })
 
   test('a query and a body property of one name both survive (ivo-toby sends the renamed one upstream under the wrong name)', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/t/{id}': { post: { operationId: 'x', parameters: [{ name: 'id', in: 'path', required: true }, { name: 'id', in: 'query' }], requestBody: json({ type: 'object', properties: { id: { type: 'string' } } }), responses: ok } } }),
+      'a.yaml': openapi({
+        '/t/{id}': {
+          post: {
+            operationId: 'x',
+            parameters: [
+              { name: 'id', in: 'path', required: true },
+              { name: 'id', in: 'query' },
+            ],
+            requestBody: json({ type: 'object', properties: { id: { type: 'string' } } }),
+            responses: ok,
+          },
+        },
+      }),
     })
     assert.deepEqual(toolById(catalog, 'a:x').binding.arguments, {
       id: { in: 'path', name: 'id' },
@@ -203,7 +425,23 @@ describe('converters §3/§4: what the peers get wrong', () => {
   test('schema x- extensions and OpenAPI-only keywords do not leak into input schemas (ivo-toby leaks x-parameter-location)', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
-        '/x': { post: { operationId: 'x', requestBody: json({ type: 'object', discriminator: { propertyName: 'kind' }, xml: { name: 'x' }, 'x-internal': true, properties: { kind: { type: 'string', example: 'cat', 'x-order': 1 }, id: { type: 'string', readOnly: true } }, required: ['id', 'kind'] }), responses: ok } },
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: json({
+              type: 'object',
+              discriminator: { propertyName: 'kind' },
+              xml: { name: 'x' },
+              'x-internal': true,
+              properties: {
+                kind: { type: 'string', example: 'cat', 'x-order': 1 },
+                id: { type: 'string', readOnly: true },
+              },
+              required: ['id', 'kind'],
+            }),
+            responses: ok,
+          },
+        },
       }),
     })
     const tool = toolById(catalog, 'a:x')
@@ -214,18 +452,34 @@ describe('converters §3/§4: what the peers get wrong', () => {
   test('authoring errors are repaired locally: a required name with no property, a false property, a non-schema', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
-        '/x': { post: { operationId: 'x', requestBody: json({ type: 'object', required: ['ghost', 'a'], properties: { a: { type: 'string' }, b: false, c: 'string' } }), responses: ok } },
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: json({
+              type: 'object',
+              required: ['ghost', 'a'],
+              properties: { a: { type: 'string' }, b: false, c: 'string' },
+            }),
+            responses: ok,
+          },
+        },
       }),
     })
     const tool = toolById(catalog, 'a:x')
     assert.deepEqual(props(tool), { a: { type: 'string' }, c: {} })
     assert.deepEqual(tool.inputSchema.required, ['a'])
-    assert.deepEqual(catalog.problems.map((p) => p.code).sort(), ['schema-false-property', 'schema-invalid', 'schema-required-unknown'])
+    assert.deepEqual(catalog.problems.map((p) => p.code).sort(), [
+      'schema-false-property',
+      'schema-invalid',
+      'schema-required-unknown',
+    ])
     assert.equal(catalog.sources[0]?.status, 'ok')
   })
 
   test('an undeclared path template variable gets a required string parameter (harsha/ivo-toby leave {id} in the URL)', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({ '/t/{id}': { get: { operationId: 'x', responses: ok } } }) })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({ '/t/{id}': { get: { operationId: 'x', responses: ok } } }),
+    })
     const tool = toolById(catalog, 'a:x')
     assert.deepEqual(tool.binding.arguments, { id: { in: 'path', name: 'id' } })
     assert.deepEqual(tool.inputSchema.required, ['id'])

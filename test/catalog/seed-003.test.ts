@@ -6,10 +6,24 @@ import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-
 describe('seed 003: service records', () => {
   test('id defaults to the file name without extension, alias to the id, and title/servers come from the document', async () => {
     const catalog = await catalogOf({
-      'tickets.yaml': openapi({}, { info: { title: 'Tickets', version: '2.1' }, servers: [{ url: 'https://{region}.example.com/v1', variables: { region: { default: 'eu' } } }] }),
+      'tickets.yaml': openapi(
+        {},
+        {
+          info: { title: 'Tickets', version: '2.1' },
+          servers: [{ url: 'https://{region}.example.com/v1', variables: { region: { default: 'eu' } } }],
+        },
+      ),
     })
     assert.deepEqual(catalog.services, [
-      { id: 'tickets', alias: 'tickets', sourceId: 'tickets.yaml', title: 'Tickets', apiVersion: '2.1', servers: ['https://eu.example.com/v1'], securitySchemes: {} },
+      {
+        id: 'tickets',
+        alias: 'tickets',
+        sourceId: 'tickets.yaml',
+        title: 'Tickets',
+        apiVersion: '2.1',
+        servers: ['https://eu.example.com/v1'],
+        securitySchemes: {},
+      },
     ])
   })
 
@@ -25,7 +39,10 @@ describe('seed 003: service records', () => {
   })
 
   test('a configured service that no source provides is a warning naming it', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({}) }, { services: { ghost: { alias: 'g' } }, configFile: 'toolgate.yaml' })
+    const catalog = await catalogOf(
+      { 'a.yaml': openapi({}) },
+      { services: { ghost: { alias: 'g' } }, configFile: 'toolgate.yaml' },
+    )
     const [problem] = problemsOf(catalog, 'service-config-unknown')
     assert.equal(problem?.file, 'toolgate.yaml')
     assert.match(problem?.message ?? '', /ghost/)
@@ -34,19 +51,26 @@ describe('seed 003: service records', () => {
 
 describe('seed 003: tool IDs', () => {
   test('<service-id>:<operationId>', async () => {
-    const catalog = await catalogOf({ 'tickets.yaml': openapi({ '/tickets/{id}': { get: { operationId: 'getTicket', responses: ok } } }) })
+    const catalog = await catalogOf({
+      'tickets.yaml': openapi({ '/tickets/{id}': { get: { operationId: 'getTicket', responses: ok } } }),
+    })
     assert.equal(catalog.tools[0]?.id, 'tickets:getTicket')
   })
 
   test('without operationId: <service-id>:<method>:<raw-path>, with a warning', async () => {
-    const catalog = await catalogOf({ 'tickets.yaml': openapi({ '/tickets/{id}': { get: { responses: ok } } }) })
+    const catalog = await catalogOf({
+      'tickets.yaml': openapi({ '/tickets/{id}': { get: { responses: ok } } }),
+    })
     assert.equal(catalog.tools[0]?.id, 'tickets:get:/tickets/{id}')
     assert.equal(problemsOf(catalog, 'operation-without-id')[0]?.pointer, '/paths/~1tickets~1{id}/get')
   })
 
   test('duplicate operationIds are detected; the later operation keeps serving under its method:path ID', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { get: { operationId: 'dup', responses: ok } }, '/y': { post: { operationId: 'dup', responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': { get: { operationId: 'dup', responses: ok } },
+        '/y': { post: { operationId: 'dup', responses: ok } },
+      }),
     })
     assert.deepEqual(catalog.tools.map((t) => t.id).sort(), ['a:dup', 'a:post:/y'])
     const [problem] = problemsOf(catalog, 'tool-id-duplicate')
@@ -60,8 +84,24 @@ describe('seed 003: command derivation', () => {
   const spec = openapi({
     '/tickets/{id}': {
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-      get: { operationId: 'getTicket', tags: ['support', 'tickets'], summary: 'Get a ticket', description: 'Returns one ticket.', responses: ok },
-      put: { tags: ['support'], responses: ok, requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { title: { type: 'string' } } } }, 'application/xml': { schema: { type: 'object' } } } } },
+      get: {
+        operationId: 'getTicket',
+        tags: ['support', 'tickets'],
+        summary: 'Get a ticket',
+        description: 'Returns one ticket.',
+        responses: ok,
+      },
+      put: {
+        tags: ['support'],
+        responses: ok,
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': { schema: { type: 'object', properties: { title: { type: 'string' } } } },
+            'application/xml': { schema: { type: 'object' } },
+          },
+        },
+      },
     },
     '/reports': { get: { responses: ok } },
     head: {},
@@ -83,7 +123,10 @@ describe('seed 003: command derivation', () => {
 
   test('parameters: path-level ones are inherited and path parameters are required', async () => {
     const tool = toolById(await catalogOf({ 't.yaml': spec }), 't:put:/tickets/{id}')
-    assert.deepEqual(tool.parameters.map((p) => [p.name, p.in, p.required, p.style, p.explode]), [['id', 'path', true, 'simple', false]])
+    assert.deepEqual(
+      tool.parameters.map((p) => [p.name, p.in, p.required, p.style, p.explode]),
+      [['id', 'path', true, 'simple', false]],
+    )
   })
 
   test('request body: required flag, every content type and a schema snapshot per content type', async () => {
@@ -91,12 +134,26 @@ describe('seed 003: command derivation', () => {
     assert.equal(body?.required, true)
     assert.deepEqual(body?.contentTypes, ['application/json', 'application/xml'])
     assert.deepEqual(Object.keys(body?.schemas ?? {}), ['application/json', 'application/xml'])
-    assert.deepEqual(body?.schemas['application/json'], { type: 'object', properties: { title: { type: 'string' } } })
+    assert.deepEqual(body?.schemas['application/json'], {
+      type: 'object',
+      properties: { title: { type: 'string' } },
+    })
   })
 
   test('only GET, POST, PUT, PATCH and DELETE operations become tools', async () => {
     const catalog = await catalogOf({
-      't.yaml': openapi({ '/x': { get: { responses: ok }, post: { responses: ok }, put: { responses: ok }, patch: { responses: ok }, delete: { responses: ok }, head: { responses: ok }, options: { responses: ok }, trace: { responses: ok } } }),
+      't.yaml': openapi({
+        '/x': {
+          get: { responses: ok },
+          post: { responses: ok },
+          put: { responses: ok },
+          patch: { responses: ok },
+          delete: { responses: ok },
+          head: { responses: ok },
+          options: { responses: ok },
+          trace: { responses: ok },
+        },
+      }),
     })
     assert.deepEqual(catalog.tools.map((t) => t.method).sort(), ['delete', 'get', 'patch', 'post', 'put'])
   })
@@ -130,7 +187,9 @@ describe('seed 003: auth requirements', () => {
         {
           '/default': { get: { operationId: 'd', responses: ok } },
           '/public': { get: { operationId: 'p', security: [], responses: ok } },
-          '/either': { get: { operationId: 'e', security: [{ basic: [] }, { key: [], oauth: ['read'] }], responses: ok } },
+          '/either': {
+            get: { operationId: 'e', security: [{ basic: [] }, { key: [], oauth: ['read'] }], responses: ok },
+          },
         },
         { ...schemes, security: [{ token: [] }] },
       ),
@@ -139,18 +198,29 @@ describe('seed 003: auth requirements', () => {
     assert.deepEqual(toolById(catalog, 'a:p').auth, [])
     assert.deepEqual(toolById(catalog, 'a:e').auth, [
       { schemes: [{ scheme: 'basic', scopes: [] }] },
-      { schemes: [{ scheme: 'key', scopes: [] }, { scheme: 'oauth', scopes: ['read'] }] },
+      {
+        schemes: [
+          { scheme: 'key', scopes: [] },
+          { scheme: 'oauth', scopes: ['read'] },
+        ],
+      },
     ])
   })
 
   test('a requirement naming an undefined scheme is reported', async () => {
-    const catalog = await catalogOf({ 'a.yaml': openapi({ '/x': { get: { operationId: 'x', security: [{ nope: [] }], responses: ok } } }) })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({ '/x': { get: { operationId: 'x', security: [{ nope: [] }], responses: ok } } }),
+    })
     assert.equal(problemsOf(catalog, 'security-scheme-unknown')[0]?.pointer, '/paths/~1x/get/security')
   })
 })
 
 describe('seed 003: safety defaults', () => {
-  const methods = openapi({ '/x': Object.fromEntries(['get', 'post', 'put', 'patch', 'delete'].map((m) => [m, { operationId: m, responses: ok }])) })
+  const methods = openapi({
+    '/x': Object.fromEntries(
+      ['get', 'post', 'put', 'patch', 'delete'].map((m) => [m, { operationId: m, responses: ok }]),
+    ),
+  })
   const expected = {
     get: { readOnly: true, destructive: false, idempotent: true },
     post: { readOnly: false, destructive: false, idempotent: false },
@@ -167,34 +237,70 @@ describe('seed 003: safety defaults', () => {
 
   test('x-cli-safety overrides the defaults; requiresApproval turns approval on', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { post: { operationId: 'p', 'x-cli-safety': { idempotent: true, requiresApproval: true, openWorld: false }, responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          post: {
+            operationId: 'p',
+            'x-cli-safety': { idempotent: true, requiresApproval: true, openWorld: false },
+            responses: ok,
+          },
+        },
+      }),
     })
-    assert.deepEqual(toolById(catalog, 'a:p').safety, { readOnly: false, destructive: false, idempotent: true, openWorld: false, requiresApproval: true })
+    assert.deepEqual(toolById(catalog, 'a:p').safety, {
+      readOnly: false,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+      requiresApproval: true,
+    })
   })
 
   test('x-openai-isConsequential: true counts as requiresApproval (false changes nothing)', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { post: { operationId: 'p', 'x-openai-isConsequential': true, responses: ok }, put: { operationId: 'q', 'x-openai-isConsequential': false, responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          post: { operationId: 'p', 'x-openai-isConsequential': true, responses: ok },
+          put: { operationId: 'q', 'x-openai-isConsequential': false, responses: ok },
+        },
+      }),
     })
     assert.equal(toolById(catalog, 'a:p').safety.requiresApproval, true)
     assert.equal(toolById(catalog, 'a:q').safety.requiresApproval, false)
   })
 
   test('a policy requires approval for matching tools', async () => {
-    const catalog = await catalogOf({ 'a.yaml': methods }, { policies: [{ tools: ['a:p*'], requiresApproval: true }] })
-    assert.deepEqual(catalog.tools.filter((t) => t.safety.requiresApproval).map((t) => t.id).sort(), ['a:patch', 'a:post', 'a:put'])
+    const catalog = await catalogOf(
+      { 'a.yaml': methods },
+      { policies: [{ tools: ['a:p*'], requiresApproval: true }] },
+    )
+    assert.deepEqual(
+      catalog.tools
+        .filter((t) => t.safety.requiresApproval)
+        .map((t) => t.id)
+        .sort(),
+      ['a:patch', 'a:post', 'a:put'],
+    )
   })
 })
 
 describe('seed 003: extensions', () => {
   const operation = (extensions: Record<string, unknown>) =>
-    catalogOf({ 'a.yaml': openapi({ '/x': { get: { operationId: 'op', tags: ['t'], responses: ok, ...extensions } } }) }).then((c) => ({ catalog: c, tool: toolById(c, 'a:op') }))
+    catalogOf({
+      'a.yaml': openapi({ '/x': { get: { operationId: 'op', tags: ['t'], responses: ok, ...extensions } } }),
+    }).then((c) => ({ catalog: c, tool: toolById(c, 'a:op') }))
 
-  test('x-cli-group', async () => assert.equal((await operation({ 'x-cli-group': 'admin' })).tool.group, 'admin'))
-  test('x-cli-name', async () => assert.equal((await operation({ 'x-cli-name': 'show' })).tool.commandName, 'show'))
+  test('x-cli-group', async () =>
+    assert.equal((await operation({ 'x-cli-group': 'admin' })).tool.group, 'admin'))
+  test('x-cli-name', async () =>
+    assert.equal((await operation({ 'x-cli-name': 'show' })).tool.commandName, 'show'))
   test('x-cli-description replaces the description', async () =>
-    assert.equal((await operation({ summary: 's', 'x-cli-description': 'For agents.' })).tool.description, 'For agents.'))
-  test('x-cli-aliases', async () => assert.deepEqual((await operation({ 'x-cli-aliases': ['ls', 'list'] })).tool.aliases, ['ls', 'list']))
+    assert.equal(
+      (await operation({ summary: 's', 'x-cli-description': 'For agents.' })).tool.description,
+      'For agents.',
+    ))
+  test('x-cli-aliases', async () =>
+    assert.deepEqual((await operation({ 'x-cli-aliases': ['ls', 'list'] })).tool.aliases, ['ls', 'list']))
   test('x-cli-hidden: in the catalog, not in discover', async () => {
     const { catalog, tool } = await operation({ 'x-cli-hidden': true })
     assert.equal(tool.hidden, true)
@@ -206,30 +312,62 @@ describe('seed 003: extensions', () => {
     assert.deepEqual(catalog.views.discover?.toolIds, [])
   })
   test('x-cli-output (object and shorthand)', async () => {
-    assert.deepEqual((await operation({ 'x-cli-output': { format: 'table', path: '/items' } })).tool.output, { format: 'table', path: '/items' })
+    assert.deepEqual((await operation({ 'x-cli-output': { format: 'table', path: '/items' } })).tool.output, {
+      format: 'table',
+      path: '/items',
+    })
     assert.deepEqual((await operation({ 'x-cli-output': 'text' })).tool.output, { format: 'text' })
   })
   test('x-cli-pagination', async () =>
-    assert.deepEqual((await operation({ 'x-cli-pagination': { style: 'cursor', param: 'cursor', nextPath: '/next' } })).tool.pagination, {
-      style: 'cursor',
-      param: 'cursor',
-      nextPath: '/next',
-    }))
+    assert.deepEqual(
+      (await operation({ 'x-cli-pagination': { style: 'cursor', param: 'cursor', nextPath: '/next' } })).tool
+        .pagination,
+      {
+        style: 'cursor',
+        param: 'cursor',
+        nextPath: '/next',
+      },
+    ))
   test('x-cli-retry: object, integer shorthand, false', async () => {
-    assert.deepEqual((await operation({ 'x-cli-retry': { maxAttempts: 3, baseDelayMs: 50 } })).tool.retry, { maxAttempts: 3, baseDelayMs: 50, maxDelayMs: 2000 })
-    assert.deepEqual((await operation({ 'x-cli-retry': 2 })).tool.retry, { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 2000 })
-    assert.deepEqual((await operation({ 'x-cli-retry': false })).tool.retry, { maxAttempts: 1, baseDelayMs: 0, maxDelayMs: 0 })
+    assert.deepEqual((await operation({ 'x-cli-retry': { maxAttempts: 3, baseDelayMs: 50 } })).tool.retry, {
+      maxAttempts: 3,
+      baseDelayMs: 50,
+      maxDelayMs: 2000,
+    })
+    assert.deepEqual((await operation({ 'x-cli-retry': 2 })).tool.retry, {
+      maxAttempts: 2,
+      baseDelayMs: 100,
+      maxDelayMs: 2000,
+    })
+    assert.deepEqual((await operation({ 'x-cli-retry': false })).tool.retry, {
+      maxAttempts: 1,
+      baseDelayMs: 0,
+      maxDelayMs: 0,
+    })
   })
-  test('x-cli-safety', async () => assert.equal((await operation({ 'x-cli-safety': { destructive: true } })).tool.safety.destructive, true))
+  test('x-cli-safety', async () =>
+    assert.equal((await operation({ 'x-cli-safety': { destructive: true } })).tool.safety.destructive, true))
   test('x-price (string, or a number of dollars)', async () => {
     assert.equal((await operation({ 'x-price': '$0.01/query' })).tool.price, '$0.01/query')
     assert.equal((await operation({ 'x-price': 0.5 })).tool.price, '$0.5')
   })
   test('parameter-level x-cli-name names the argument; the binding keeps the wire name', async () => {
     const catalog = await catalogOf({
-      'a.yaml': openapi({ '/x': { get: { operationId: 'op', parameters: [{ name: 'X-Req-Prio', in: 'header', 'x-cli-name': 'priority', schema: { type: 'string' } }], responses: ok } } }),
+      'a.yaml': openapi({
+        '/x': {
+          get: {
+            operationId: 'op',
+            parameters: [
+              { name: 'X-Req-Prio', in: 'header', 'x-cli-name': 'priority', schema: { type: 'string' } },
+            ],
+            responses: ok,
+          },
+        },
+      }),
     })
-    assert.deepEqual(toolById(catalog, 'a:op').binding.arguments, { priority: { in: 'header', name: 'X-Req-Prio' } })
+    assert.deepEqual(toolById(catalog, 'a:op').binding.arguments, {
+      priority: { in: 'header', name: 'X-Req-Prio' },
+    })
   })
 
   const malformed: [string, unknown][] = [
@@ -256,15 +394,35 @@ describe('seed 003: extensions', () => {
 
 describe('seed 003: effective views', () => {
   const spec = openapi({
-    '/tickets': { get: { operationId: 'listTickets', tags: ['tickets'], responses: ok }, post: { operationId: 'createTicket', tags: ['tickets'], responses: ok } },
-    '/tickets/{id}': { delete: { operationId: 'deleteTicket', tags: ['tickets'], parameters: [{ name: 'id', in: 'path', required: true }], responses: ok } },
-    '/admin': { get: { operationId: 'adminStats', tags: ['admin'], 'x-cli-hidden': true, responses: ok }, post: { operationId: 'reindex', 'x-cli-ignore': true, responses: ok } },
+    '/tickets': {
+      get: { operationId: 'listTickets', tags: ['tickets'], responses: ok },
+      post: { operationId: 'createTicket', tags: ['tickets'], responses: ok },
+    },
+    '/tickets/{id}': {
+      delete: {
+        operationId: 'deleteTicket',
+        tags: ['tickets'],
+        parameters: [{ name: 'id', in: 'path', required: true }],
+        responses: ok,
+      },
+    },
+    '/admin': {
+      get: { operationId: 'adminStats', tags: ['admin'], 'x-cli-hidden': true, responses: ok },
+      post: { operationId: 'reindex', 'x-cli-ignore': true, responses: ok },
+    },
   })
-  const billing = openapi({ '/invoices': { get: { operationId: 'listInvoices', 'x-cli-group': 'invoices', responses: ok } } })
+  const billing = openapi({
+    '/invoices': { get: { operationId: 'listInvoices', 'x-cli-group': 'invoices', responses: ok } },
+  })
 
   test('discover holds every tool that is neither hidden nor ignored', async () => {
     const catalog = await catalogOf({ 'tickets.yaml': spec, 'billing.yaml': billing })
-    assert.deepEqual(catalog.views.discover?.toolIds, ['billing:listInvoices', 'tickets:createTicket', 'tickets:deleteTicket', 'tickets:listTickets'])
+    assert.deepEqual(catalog.views.discover?.toolIds, [
+      'billing:listInvoices',
+      'tickets:createTicket',
+      'tickets:deleteTicket',
+      'tickets:listTickets',
+    ])
   })
 
   test('one more view per profile, selecting by service, group, tag, pattern and safety', async () => {
@@ -283,7 +441,16 @@ describe('seed 003: effective views', () => {
       },
     )
     const ids = (name: string) => catalog.views[name]?.toolIds
-    assert.deepEqual(Object.keys(catalog.views), ['discover', 'readers', 'billing', 'invoices', 'tagged', 'patterns', 'admin', 'nondestructive'])
+    assert.deepEqual(Object.keys(catalog.views), [
+      'discover',
+      'readers',
+      'billing',
+      'invoices',
+      'tagged',
+      'patterns',
+      'admin',
+      'nondestructive',
+    ])
     assert.deepEqual(ids('readers'), ['billing:listInvoices', 'tickets:listTickets'])
     assert.equal(catalog.views.readers?.description, 'read-only')
     assert.deepEqual(ids('billing'), ['billing:listInvoices'])
@@ -295,7 +462,10 @@ describe('seed 003: effective views', () => {
   })
 
   test('a profile naming an unknown service is reported; one named discover is refused', async () => {
-    const catalog = await catalogOf({ 'tickets.yaml': spec }, { profiles: { x: { services: ['nope'] }, discover: {} } })
+    const catalog = await catalogOf(
+      { 'tickets.yaml': spec },
+      { profiles: { x: { services: ['nope'] }, discover: {} } },
+    )
     assert.deepEqual(catalog.views.x?.toolIds, [])
     assert.equal(problemsOf(catalog, 'profile-invalid').length, 2)
   })

@@ -1,5 +1,11 @@
 import { stringify } from 'yaml'
-import { buildCatalog, type Catalog, type CatalogOptions, loadSpecsDirectory, type SourceReader } from '../../src/catalog/index.js'
+import {
+  buildCatalog,
+  type Catalog,
+  type CatalogOptions,
+  loadSpecsDirectory,
+  type SourceReader,
+} from '../../src/catalog/index.js'
 
 export const MEMORY_DIR = '/specs'
 
@@ -26,7 +32,10 @@ export function memoryReader(files: Record<string, unknown>): SourceReader {
 }
 
 /** Builds the catalog of in-memory spec files. */
-export async function catalogOf(files: Record<string, unknown>, options: CatalogOptions = {}): Promise<Catalog> {
+export async function catalogOf(
+  files: Record<string, unknown>,
+  options: CatalogOptions = {},
+): Promise<Catalog> {
   return buildCatalog(await loadSpecsDirectory(MEMORY_DIR, memoryReader(files)), options)
 }
 

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { testApp } from '../helpers/app.js'
+import { MEMORY_DIR, memoryReader } from '../helpers/memory-catalog.js'
+
+test('GET /health answers 200 with the version headers and a request id', async (t) => {
+  const app = await testApp(t)
+  const res = await app.inject('/health')
+  assert.equal(res.statusCode, 200)
+  assert.deepEqual(res.json(), { status: 'ok' })
+  assert.equal(res.headers['api-version'], '1.1.0')
+  assert.match(String(res.headers['catalog-version']), /^[0-9a-f]{16}$/)
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+})
+
+test('an inbound X-Request-Id is kept when plain, replaced when hostile', async (t) => {
+  const app = await testApp(t)
+  assert.equal(
+    (await app.inject({ url: '/health', headers: { 'x-request-id': 'abc-123' } })).headers['x-request-id'],
+    'abc-123',
+  )
+  const hostile = await app.inject({ url: '/health', headers: { 'x-request-id': 'a b\u0000<script>' } })
+  assert.notEqual(hostile.headers['x-request-id'], 'a b\u0000<script>')
+})
+
+test('GET /catalog serves the shipped catalog: services, tools, views, workflows, problems, sizes', async (t) => {
+  const app = await testApp(t)
+  const res = await app.inject('/catalog')
+  assert.equal(res.statusCode, 200)
+  assert.match(String(res.headers['content-type']), /^application\/json/)
+  const body = res.json()
+  assert.deepEqual(
+    body.services.map((s: { id: string }) => s.id),
+    ['billing', 'tickets'],
+  )
+  assert.equal(body.version, res.headers['catalog-version'])
+  assert.ok(body.tools.length >= 20)
+  assert.deepEqual(
+    body.workflows.map((w: { id: string }) => w.id),
+    ['support:escalateUnpaidTicket', 'support:closeTicket'],
+  )
+  assert.deepEqual(
+    body.problems.filter((p: { severity: string }) => p.severity === 'error'),
+    [],
+  )
+  const discover = body.sizes.discover.tools
+  assert.equal(discover.tools, body.views.discover.toolIds.length)
+  assert.ok(discover.bytes > 1000)
+  assert.ok(Date.parse(body.loadedAt) > 0)
+})
+
+test('GET /catalog shows each broken source with its problems while the others serve', async (t) => {
+  const reader = memoryReader({
+    'good.yaml': {
+      openapi: '3.1.0',
+      info: { title: 'G', version: '1' },
+      paths: { '/x': { get: { operationId: 'x', responses: {} } } },
+    },
+    'broken.yaml': 'openapi: [',
+  })
+  const app = await testApp(t, { SPECS_DIR: MEMORY_DIR }, reader)
+  const body = (await app.inject('/catalog')).json()
+  assert.deepEqual(
+    body.tools.map((tool: { id: string }) => tool.id),
+    ['good:x'],
+  )
+  assert.deepEqual(
+    body.sources.map((s: { sourceId: string; status: string }) => [s.sourceId, s.status]),
+    [
+      ['broken.yaml', 'failed'],
+      ['good.yaml', 'ok'],
+    ],
+  )
+  assert.equal(body.problems[0].file, 'broken.yaml')
+})
+
+test('GET /ready and /version report the catalog version', async (t) => {
+  const app = await testApp(t)
+  const ready = await app.inject('/ready')
+  assert.equal(ready.statusCode, 200)
+  assert.equal(ready.json().catalogVersion, ready.headers['catalog-version'])
+  const version = (await app.inject('/version')).json()
+  assert.equal(version.name, 'toolgate')
+  assert.match(version.version, /^\d+\.\d+\.\d+/)
+  assert.equal(version.catalogVersion, ready.headers['catalog-version'])
+})
+
+test('an unknown route answers the shared JSON error shape', async (t) => {
+  const app = await testApp(t)
+  const res = await app.inject('/nope?x=1')
+  assert.equal(res.statusCode, 404)
+  assert.deepEqual(res.json(), {
+    error: 'No route GET /nope: see GET /documentation/json for the routes',
+    code: 'TG_ERR_ROUTE_NOT_FOUND',
+  })
+})

@@ -1,0 +1,32 @@
+// The built server started as a process, as a user starts it.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { runCli, startServerProcess, stopServerProcess } from '../helpers/process.js'
+
+test('toolgate serve on embedded defaults: the shipped catalog serves and the example upstream answers', async (t) => {
+  const server = await startServerProcess({ SPECS_DIR: '', EXAMPLE_UPSTREAM: 'auto' })
+  t.after(() => stopServerProcess(server))
+  const health = await fetch(`${server.url}/health`)
+  assert.equal(health.status, 200)
+  const catalog = (await (await fetch(`${server.url}/catalog`)).json()) as { services: { id: string }[] }
+  assert.deepEqual(
+    catalog.services.map((s: { id: string }) => s.id),
+    ['billing', 'tickets'],
+  )
+  const upstream = /"upstream":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(server.logs())?.[1]
+  assert.ok(upstream, 'the example upstream is announced in the log')
+  const status = await fetch(`${upstream}/tickets/status`)
+  assert.equal(status.status, 200)
+})
+
+test('SIGTERM closes the server with exit code 0', async () => {
+  const server = await startServerProcess({ EXAMPLE_UPSTREAM: 'off' })
+  assert.equal((await fetch(`${server.url}/ready`)).status, 200)
+  assert.equal(await stopServerProcess(server), 0)
+})
+
+test('a bad configuration stops the start with a message naming the variable', async () => {
+  const result = await runCli(['serve'], { PORT: '99999' })
+  assert.equal(result.code, 1)
+  assert.match(result.stderr, /environment variable PORT: must be <= 65535/)
+})

@@ -1,0 +1,73 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { fromRoot } from './paths.js'
+
+export const CLI = fromRoot('dist', 'src', 'cli', 'index.js')
+
+export interface Finished {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the built CLI to completion (bounded: a hung process fails the test instead of the run). */
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<Finished> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk) => (stdout += chunk))
+  child.stderr.on('data', (chunk) => (stderr += chunk))
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const [code] = (await once(child, 'exit')) as [number | null]
+  clearTimeout(timer)
+  return { code, stdout, stderr }
+}
+
+export interface StartedServer {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly logs: () => string
+}
+
+/** Starts `toolgate serve` on a free port and resolves once it logs that it listens. */
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<StartedServer> {
+  const child = spawn(process.execPath, [CLI, 'serve'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs)
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+      if (match) {
+        clearTimeout(timer)
+        resolve(match[1]!)
+      }
+    }
+    child.stdout!.on('data', onData)
+    child.stderr!.on('data', onData)
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+  })
+  child.stdout!.on('data', (chunk) => (output += chunk))
+  return { child, url, logs: () => output }
+}
+
+/** SIGTERM, then wait for the exit code. */
+export async function stopServerProcess(server: StartedServer): Promise<number | null> {
+  if (server.child.exitCode !== null) return server.child.exitCode
+  server.child.kill('SIGTERM')
+  const [code] = (await once(server.child, 'exit')) as [number | null]
+  return code
+}
