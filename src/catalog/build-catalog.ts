@@ -7,7 +7,7 @@ import { buildWorkflows } from './build-workflows.js'
 import { deriveService, type ToolDraft } from './derive-service.js'
 import type { LoadedSource } from './load-sources.js'
 import type { CatalogOptions, PolicyRule } from './options.js'
-import { createProblemSink, hasErrors } from './problems.js'
+import { createProblemSink, hasErrors, type ProblemSink } from './problems.js'
 import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
 import { assignWireNames } from './wire-name.js'
 
@@ -36,7 +36,8 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
   for (const source of openapi) {
     const sourceProblems: Problem[] = []
     const names = naming.get(source.sourceId)
-    const derived = names && deriveService(source, names, createProblemSink(source.sourceId, sourceProblems))
+    const derived =
+      names && deriveServiceSafely(source, names, createProblemSink(source.sourceId, sourceProblems))
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)
@@ -59,6 +60,16 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     sources: sourceReports(input, tools, workflows, failed, sortedProblems),
     problems: sortedProblems,
   })
+}
+
+/** Derivation of one source never takes the others down, whatever the document holds. */
+function deriveServiceSafely(source: LoadedSource, names: { id: string; alias: string }, sink: ProblemSink) {
+  try {
+    return deriveService(source, names, sink)
+  } catch (err) {
+    sink.error('source-too-complex', '', `the document could not be processed: ${(err as Error).message}`)
+    return undefined
+  }
 }
 
 /** Service id from configuration (`services.<id>.source`), else the file name without extension. */

@@ -42,7 +42,7 @@ export async function loadSpecsDirectory(dir: string, reader: SourceReader): Pro
       `no .yaml, .yml or .json file in ${dir}`,
     )
   }
-  const loaded = await Promise.all(specNames.map((name) => loadSource(dir, name, reader, problems)))
+  const loaded = await Promise.all(specNames.map((name) => loadSourceSafely(dir, name, reader, problems)))
   const sources = loaded.filter((source): source is LoadedSource => source !== undefined)
   const failed = specNames.filter((name) => !sources.some((source) => source.sourceId === name))
   return { sources, failed, problems }
@@ -73,6 +73,20 @@ function reportNonSpec(name: string, problems: Problem[]): boolean {
     'not loaded: only .yaml, .yml and .json files are specs',
   )
   return false
+}
+
+/** One file's failure, even an unexpected one (a stack overflow in a library), stays that file's. */
+async function loadSourceSafely(dir: string, name: string, reader: SourceReader, problems: Problem[]) {
+  try {
+    return await loadSource(dir, name, reader, problems)
+  } catch (err) {
+    createProblemSink(name, problems).error(
+      'source-too-complex',
+      '',
+      `the file could not be processed: ${(err as Error).message}`,
+    )
+    return undefined
+  }
 }
 
 async function loadSource(

@@ -49,6 +49,9 @@ const SCHEMA_KEYWORDS = new Set([
   'contains',
   'propertyNames',
 ])
+/** Deeper than any real schema; past it a document is hostile or broken, and recursion would overflow. */
+const MAX_DEPTH = 128
+
 /** Keywords that may stand beside a `$ref` and are kept there (OpenAPI 3.1 allows siblings). */
 const REF_SIBLINGS = new Set([
   'description',
@@ -65,12 +68,30 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const inlined = new Map<string, NormalizedSchema>()
   const definitions = new Map<string, NormalizedSchema>()
 
+  let depth = 0
   const normalize = (node: unknown, pointer: string): NormalizedSchema => {
     const defs = new Set<string>()
     return { schema: walk(node, pointer, defs), defs }
   }
 
   const walk = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+    if (depth >= MAX_DEPTH) {
+      sink.warn(
+        'schema-too-deep',
+        pointer,
+        `schemas nest deeper than ${MAX_DEPTH} levels here; {} stands in below`,
+      )
+      return {}
+    }
+    depth++
+    try {
+      return walkNode(node, pointer, defs)
+    } finally {
+      depth--
+    }
+  }
+
+  const walkNode = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
     if (node === true) return {}
     if (node === false) return { not: {} }
     if (!isRecord(node)) {
@@ -99,8 +120,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     const key = normalizeRef(ref)
     if (isRecursive(key)) {
-      defineRecursive(key)
-      defs.add(key)
+      defs.add(key) // its definition is built by defsFor, iteratively, not nested in this walk
       return { ...siblings, $ref: `#/$defs/${defName(key)}` }
     }
     let hit = inlined.get(key)
@@ -112,10 +132,13 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return Object.keys(siblings).length === 0 ? hit.schema : { ...hit.schema, ...siblings }
   }
 
-  const defineRecursive = (key: string): void => {
-    if (definitions.has(key)) return
-    definitions.set(key, { schema: {}, defs: new Set() }) // placeholder: the walk below refers back to key
-    definitions.set(key, normalize(resolvePointer(document, key), key.slice(1)))
+  const definitionOf = (key: string): NormalizedSchema => {
+    let definition = definitions.get(key)
+    if (!definition) {
+      definition = normalize(resolvePointer(document, key), key.slice(1))
+      definitions.set(key, definition)
+    }
+    return definition
   }
 
   const walkKeywords = (node: Record<string, unknown>, pointer: string, defs: Set<string>): JsonSchema => {
@@ -237,9 +260,9 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       const key = pending.pop()!
       const name = defName(key)
       if (closed.has(name)) continue
-      const definition = definitions.get(key)
-      closed.set(name, definition?.schema ?? {})
-      pending.push(...(definition?.defs ?? []))
+      const definition = definitionOf(key)
+      closed.set(name, definition.schema)
+      pending.push(...definition.defs)
     }
     return Object.fromEntries([...closed].sort(([a], [b]) => a.localeCompare(b)))
   }

@@ -44,7 +44,13 @@ function parseYaml(text: string, sink: ProblemSink): unknown {
     sink.error('source-parse-error', '', `not valid YAML${where}: ${first.message.split('\n')[0]}`)
     return undefined
   }
-  return document.toJS({ maxAliasCount: 1000 })
+  try {
+    return document.toJS({ maxAliasCount: 1000 })
+  } catch (err) {
+    // e.g. "Excessive alias count": a billion-laughs document is refused, not expanded.
+    sink.error('source-parse-error', '', `YAML refused: ${(err as Error).message}`)
+    return undefined
+  }
 }
 
 /** Tells an OpenAPI, Swagger or Arazzo document apart and checks its version is one we read. */

@@ -14,6 +14,7 @@ export const PROBLEM_CODES = {
   'source-ref-unresolved': 'a reference to another file could not be resolved',
   'source-upgrade-failed': 'converting the document to OpenAPI 3.1 failed',
   'source-empty-directory': 'the specs directory holds no spec file',
+  'source-too-complex': 'the document could not be processed (nested too deeply, or an unexpected failure)',
   'service-id-duplicate': 'two sources map to the same service id',
   'service-config-unknown': 'the configuration names a service that no source provides',
   'operation-invalid': 'an operation object is not an object',
@@ -28,6 +29,8 @@ export const PROBLEM_CODES = {
   'argument-clash': 'two inputs want the same argument name; the later one was renamed',
   'ref-dangling': 'a $ref points at nothing; an empty schema stands in',
   'schema-invalid': 'a schema is not an object; an empty schema stands in',
+  'schema-too-deep':
+    'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
   'schema-array-without-items': 'an array schema has no items; items: {} was added',
   'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
   'schema-false-property': 'a property schema is false; the property was removed',

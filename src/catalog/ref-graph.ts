@@ -54,22 +54,16 @@ export function createRecursionDetector(document: unknown): (ref: string) => boo
   const onStack = new Set<string>()
   let counter = 0
 
-  const strongConnect = (ref: string): void => {
+  const visit = (ref: string, work: { ref: string; edges: string[]; next: number }[]): void => {
     index.set(ref, counter)
     lowLink.set(ref, counter)
     counter++
     stack.push(ref)
     onStack.add(ref)
-    for (const next of edgesOf(ref)) {
-      if (recursive.has(next)) continue
-      if (!index.has(next)) {
-        strongConnect(next)
-        lowLink.set(ref, Math.min(lowLink.get(ref)!, lowLink.get(next)!))
-      } else if (onStack.has(next)) {
-        lowLink.set(ref, Math.min(lowLink.get(ref)!, index.get(next)!))
-      }
-    }
-    if (lowLink.get(ref) !== index.get(ref)) return
+    work.push({ ref, edges: edgesOf(ref), next: 0 })
+  }
+
+  const closeComponent = (ref: string): void => {
     const component: string[] = []
     let member: string
     do {
@@ -79,6 +73,27 @@ export function createRecursionDetector(document: unknown): (ref: string) => boo
     } while (member !== ref)
     const cyclic = component.length > 1 || edgesOf(ref).includes(ref)
     for (const node of component) recursive.set(node, cyclic)
+  }
+
+  // Iterative, so a long chain of references cannot overflow the call stack.
+  const strongConnect = (root: string): void => {
+    const work: { ref: string; edges: string[]; next: number }[] = []
+    visit(root, work)
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!
+      if (frame.next < frame.edges.length) {
+        const target = frame.edges[frame.next++]!
+        if (recursive.has(target)) continue
+        if (!index.has(target)) visit(target, work)
+        else if (onStack.has(target))
+          lowLink.set(frame.ref, Math.min(lowLink.get(frame.ref)!, index.get(target)!))
+        continue
+      }
+      work.pop()
+      if (lowLink.get(frame.ref) === index.get(frame.ref)) closeComponent(frame.ref)
+      const parent = work[work.length - 1]
+      if (parent) lowLink.set(parent.ref, Math.min(lowLink.get(parent.ref)!, lowLink.get(frame.ref)!))
+    }
   }
 
   return (ref: string): boolean => {

@@ -253,6 +253,67 @@ describe('bad input: each a clear problem naming the file, never a crash', () =>
     assert.match(problem?.message ?? '', /pets\.json/)
   })
 
+  test('a YAML alias bomb (billion laughs) is refused, not expanded', async () => {
+    const lines = [
+      'openapi: 3.1.0',
+      'info: { title: bomb, version: "1" }',
+      'a0: &a0 [x, x, x, x, x, x, x, x, x, x]',
+    ]
+    for (let i = 1; i < 12; i++)
+      lines.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      )
+    const catalog = await catalogOf({ 'bomb.yaml': `${lines.join('\n')}\npaths: {}\n`, 'good.yaml': good })
+    assert.match(
+      problemsOf(catalog, 'source-parse-error')[0]?.message ?? '',
+      /YAML refused: Excessive alias count/,
+    )
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['good:fine'],
+    )
+  })
+
+  test('schemas nested 20,000 deep and a chain of 5,000 references: cut at a depth with a warning, no stack overflow', async () => {
+    const depth = 20_000
+    const deep = `${'{"type":"object","properties":{"a":'.repeat(depth)}{"type":"string"}${'}}'.repeat(depth)}`
+    const chain: Record<string, unknown> = { S5000: { type: 'string' } }
+    for (let i = 0; i < 5000; i++) chain[`S${i}`] = { $ref: `#/components/schemas/S${i + 1}` }
+    const cycle: Record<string, unknown> = {}
+    for (let i = 0; i < 5000; i++)
+      cycle[`C${i}`] = {
+        type: 'object',
+        properties: { next: { $ref: `#/components/schemas/C${(i + 1) % 5000}` } },
+      }
+    const query = (ref: string) => [{ name: 'q', in: 'query', schema: { $ref: ref } }]
+    const catalog = await catalogOf({
+      'deep.json': `{"openapi":"3.1.0","info":{"title":"d","version":"1"},"paths":{"/x":{"post":{"operationId":"x","requestBody":{"content":{"application/json":{"schema":${deep}}}},"responses":{}}}}}`,
+      'chain.json': openapi(
+        { '/x': { get: { operationId: 'x', parameters: query('#/components/schemas/S0'), responses: ok } } },
+        { components: { schemas: chain } },
+      ),
+      'cycle.json': openapi(
+        { '/x': { get: { operationId: 'x', parameters: query('#/components/schemas/C0'), responses: ok } } },
+        { components: { schemas: cycle } },
+      ),
+    })
+    assert.deepEqual(
+      catalog.problems.filter((p) => p.severity === 'error'),
+      [],
+    )
+    assert.deepEqual(
+      catalog.tools.map((t) => t.id),
+      ['chain:x', 'cycle:x', 'deep:x'],
+    )
+    assert.deepEqual(
+      problemsOf(catalog, 'schema-too-deep').map((p) => p.file),
+      ['chain.json', 'deep.json'],
+    )
+    assert.equal(Object.keys(toolById(catalog, 'cycle:x').inputSchema.$defs as object).length, 5000)
+  })
+
   test('operation-level garbage is local: a non-object operation and malformed parameters do not fail the file', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
