@@ -1,7 +1,6 @@
+import { contentHash } from '../util/content-hash.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
-import { shortHash } from '../util/hash.js'
-import { stableStringify } from '../util/stable-json.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
 import { deriveService, type ToolDraft } from './derive-service.js'
@@ -49,7 +48,7 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
   const tools = nameTools(applyPolicies(drafts, options.policies ?? []), services, problems)
   const workflows = buildAllWorkflows(input.sources, services, tools, problems, failed)
   const views = buildViews(tools, services, options.profiles ?? {}, configSink)
-  const version = shortHash(stableStringify({ services, tools, views, workflows }), VERSION_LENGTH)
+  const version = contentHash({ services, tools, views, workflows }).slice(0, VERSION_LENGTH)
   const sortedProblems = sortProblems(problems)
   return deepFreeze({
     version,

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto'
+
+/** Child texts longer than this are folded into their digest inside the parent's text. */
+const FOLD_ABOVE = 512
+
+/**
+ * A SHA-256 (hex) of a JSON value that depends on its content only: object keys are sorted at
+ * every level and undefined members skipped, so equal values hash equal whatever their key order.
+ * It is a hash tree: a long member is represented in its parent by its own digest, and a shared
+ * sub-object (the catalog reuses one inlined schema in many tools) is digested once.
+ */
+export function contentHash(value: unknown): string {
+  return digest(canonical(value, new WeakMap()))
+}
+
+function digest(text: string): string {
+  return createHash('sha256').update(text).digest('hex')
+}
+
+function canonical(value: unknown, seen: WeakMap<object, string>): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
+  const cached = seen.get(value)
+  if (cached !== undefined) return cached
+  let text: string
+  if (Array.isArray(value)) {
+    text = `[${value.map((item) => canonical(item ?? null, seen)).join(',')}]`
+  } else {
+    const record = value as Record<string, unknown>
+    const members = Object.keys(record)
+      .filter((key) => record[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(record[key], seen)}`)
+    text = `{${members.join(',')}}`
+  }
+  const folded = text.length > FOLD_ABOVE ? `#${digest(text)}` : text
+  seen.set(value, folded)
+  return folded
+}
