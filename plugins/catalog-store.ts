@@ -21,8 +21,6 @@ export interface CatalogSnapshot {
 
 export interface CatalogStore {
   current(): CatalogSnapshot
-  /** Rebuilds from the specs directory off the request path, then swaps the snapshot atomically. */
-  reload(): Promise<CatalogSnapshot>
 }
 
 export interface CatalogStoreDeps {
@@ -40,15 +38,8 @@ export function buildSnapshot(catalog: Catalog, loadedAt: Date): CatalogSnapshot
 
 export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
   const now = deps.now ?? (() => new Date())
-  const build = async () => buildSnapshot(await loadCatalog(deps.specsDir, deps.reader, deps.options), now())
-  let snapshot = await build()
-  return {
-    current: () => snapshot,
-    async reload() {
-      snapshot = await build()
-      return snapshot
-    },
-  }
+  const snapshot = buildSnapshot(await loadCatalog(deps.specsDir, deps.reader, deps.options), now())
+  return { current: () => snapshot }
 }
 
 export interface CatalogStorePluginOptions {

@@ -16,7 +16,7 @@ export const errors = {
     'The catalog is not loaded yet: retry shortly',
     503,
   ),
-  internal: createError('TG_ERR_INTERNAL', 'Internal server error', 500),
+  internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const
 
 export type ErrorCode = ReturnType<(typeof errors)[keyof typeof errors]>['code']

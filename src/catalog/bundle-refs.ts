@@ -1,4 +1,5 @@
 import { $RefParser, JSONParserErrorGroup } from '@apidevtools/json-schema-ref-parser'
+import { pointerOf } from '../util/json-pointer.js'
 import type { ProblemSink } from './problems.js'
 
 /** Reads a file by absolute path; the loader decides which paths are allowed. */
@@ -56,13 +57,8 @@ export async function bundleExternalRefs(
     for (const error of err.errors) {
       const reason = [...failures].find(([url]) => error.message.includes(url))?.[1]
       const message = `cannot resolve a reference: ${error.message}${reason ? ` (${reason})` : ''}`
-      sink.warn('source-ref-unresolved', pointerFromPath(error.path), message)
+      sink.warn('source-ref-unresolved', pointerOf(...(error.path ?? [])), message)
     }
     return (err.files.schema ?? document) as Record<string, unknown>
   }
-}
-
-function pointerFromPath(path: readonly (string | number)[] | null | undefined): string {
-  if (!path) return ''
-  return path.map((token) => '/' + String(token).replaceAll('~', '~0').replaceAll('/', '~1')).join('')
 }

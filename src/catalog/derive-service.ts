@@ -2,20 +2,14 @@ import { isRecord } from '../util/is-record.js'
 import { childPointer, pointerOf } from '../util/json-pointer.js'
 import { deriveRequestBody } from './derive-body.js'
 import { deriveParameters } from './derive-parameters.js'
+import { readAuth, readSecuritySchemes } from './derive-security.js'
 import { type OperationExtensions, readOperationExtensions } from './extensions.js'
 import { assembleInputSchema } from './input-schema.js'
 import type { LoadedSource } from './load-sources.js'
 import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
 import { deriveSafety } from './safety.js'
-import {
-  type AuthRequirement,
-  HTTP_METHODS,
-  type HttpMethod,
-  type SecurityScheme,
-  type Service,
-  type Tool,
-} from './types.js'
+import { HTTP_METHODS, type HttpMethod, type Service, type Tool } from './types.js'
 import { snakeCase } from './wire-name.js'
 
 /** A tool before the catalog-wide wire-name pass. */
@@ -214,58 +208,4 @@ function serverUrls(servers: unknown): string[] {
       }),
     ]
   })
-}
-
-function readSecuritySchemes(
-  document: Record<string, unknown>,
-  ctx: SchemaContext,
-): Record<string, SecurityScheme> {
-  const components = isRecord(document.components) ? document.components : {}
-  const schemes = isRecord(components.securitySchemes) ? components.securitySchemes : {}
-  const out: Record<string, SecurityScheme> = {}
-  for (const [name, raw] of Object.entries(schemes)) {
-    const node = ctx.resolveObject(raw, pointerOf('components', 'securitySchemes', name))?.value
-    if (!isRecord(node)) continue
-    const type = (['apiKey', 'http', 'oauth2', 'openIdConnect', 'mutualTLS'] as const).find(
-      (t) => t === node.type,
-    )
-    if (!type) continue
-    const where = (['header', 'query', 'cookie'] as const).find((w) => w === node.in)
-    out[name] = {
-      name,
-      type,
-      ...(typeof node.scheme === 'string' ? { scheme: node.scheme.toLowerCase() } : {}),
-      ...(where ? { in: where } : {}),
-      ...(typeof node.name === 'string' ? { paramName: node.name } : {}),
-      ...(typeof node.bearerFormat === 'string' ? { bearerFormat: node.bearerFormat } : {}),
-    }
-  }
-  return out
-}
-
-/** Operation security, else the document's: alternatives of scheme sets; unknown schemes are reported. */
-function readAuth(
-  security: unknown,
-  service: Service,
-  pointer: string,
-  sink: ProblemSink,
-): AuthRequirement[] {
-  if (!Array.isArray(security)) return []
-  const requirements: AuthRequirement[] = []
-  for (const requirement of security) {
-    if (!isRecord(requirement)) continue
-    const schemes = Object.entries(requirement).flatMap(([scheme, scopes]) => {
-      if (service.securitySchemes[scheme])
-        return [{ scheme, scopes: Array.isArray(scopes) ? scopes.map(String) : [] }]
-      sink.warn(
-        'security-scheme-unknown',
-        pointer,
-        `security scheme ${scheme} is not defined in components.securitySchemes`,
-      )
-      return []
-    })
-    // An empty alternative (`security: [{}, …]`) means authentication is optional.
-    requirements.push({ schemes })
-  }
-  return requirements
 }
