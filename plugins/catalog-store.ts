@@ -1,7 +1,24 @@
 import fp from 'fastify-plugin'
-import { type Catalog, type CatalogOptions, loadCatalog, type SourceReader } from '../src/catalog/index.js'
-import { catalogOptions } from '../src/config/load-config.js'
-import { measureViews, type ServedSize, VIEW_RENDERERS } from '../src/formats/index.js'
+import {
+  type Catalog,
+  type CatalogOptions,
+  loadCatalog,
+  type Service,
+  type SourceReader,
+  type Tool,
+} from '../src/catalog/index.js'
+import { catalogOptions, type GatewayConfig } from '../src/config/load-config.js'
+import { type ArgumentValidator, createArgumentValidator } from '../src/executor/index.js'
+import {
+  createViewRenderers,
+  measureViews,
+  type RenderOptions,
+  renderViews,
+  ServedDocument,
+  type ServedSize,
+  type ViewDocuments,
+} from '../src/formats/index.js'
+import { PACKAGE_VERSION } from '../src/version.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -13,10 +30,17 @@ declare module 'fastify' {
 export interface CatalogSnapshot {
   readonly catalog: Catalog
   readonly loadedAt: string
+  /** format → view → the served document (bytes, ETag, compressed variants). */
+  readonly documents: ViewDocuments
   /** Per view and format: bytes served and tool count. */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
-  /** The body of GET /catalog, serialized once per version. */
-  readonly catalogJson: Buffer
+  /** GET /catalog. */
+  readonly catalogDocument: ServedDocument
+  /** A callable tool by wire name or tool ID (ignored tools are not callable). */
+  findTool(name: string): Tool | undefined
+  serviceOf(tool: Tool): Service
+  /** Argument validators of this catalog version, compiled per tool on first use. */
+  readonly validator: ArgumentValidator
 }
 
 export interface CatalogStore {
@@ -27,19 +51,58 @@ export interface CatalogStoreDeps {
   readonly specsDir: string
   readonly reader: SourceReader
   readonly options: CatalogOptions
+  readonly render: RenderOptions
   readonly now?: () => Date
 }
 
-export function buildSnapshot(catalog: Catalog, loadedAt: Date): CatalogSnapshot {
-  const sizes = measureViews(catalog, VIEW_RENDERERS)
-  const catalogJson = Buffer.from(JSON.stringify({ ...catalog, loadedAt: loadedAt.toISOString(), sizes }))
-  return Object.freeze({ catalog, loadedAt: loadedAt.toISOString(), sizes, catalogJson })
+export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOptions): CatalogSnapshot {
+  const documents = renderViews(catalog, createViewRenderers(render))
+  const sizes = measureViews(catalog, documents)
+  const callable = new Map<string, Tool>()
+  for (const tool of catalog.tools) {
+    if (tool.ignored) continue
+    callable.set(tool.wireName, tool)
+    callable.set(tool.id, tool)
+  }
+  const services = new Map(catalog.services.map((service) => [service.id, service]))
+  return Object.freeze({
+    catalog,
+    loadedAt: loadedAt.toISOString(),
+    documents,
+    sizes,
+    catalogDocument: new ServedDocument({ ...catalog, loadedAt: loadedAt.toISOString(), sizes }),
+    findTool: (name: string) => callable.get(name),
+    serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
+    validator: createArgumentValidator(),
+  })
 }
 
 export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
   const now = deps.now ?? (() => new Date())
-  const snapshot = buildSnapshot(await loadCatalog(deps.specsDir, deps.reader, deps.options), now())
+  const snapshot = buildSnapshot(
+    await loadCatalog(deps.specsDir, deps.reader, deps.options),
+    now(),
+    deps.render,
+  )
   return { current: () => snapshot }
+}
+
+/** What the renderers take from the configuration. */
+export function renderOptions(config: GatewayConfig): RenderOptions {
+  const authRequirements = Object.fromEntries(
+    Object.entries(config.file.services ?? {}).map(([id, service]) => [
+      id,
+      service.opal?.authRequirements ?? [],
+    ]),
+  )
+  return {
+    opal: {
+      name: config.file.opal?.name ?? 'toolgate',
+      ...(config.file.opal?.description ? { description: config.file.opal.description } : {}),
+      version: PACKAGE_VERSION,
+      authRequirements,
+    },
+  }
 }
 
 export interface CatalogStorePluginOptions {
@@ -52,6 +115,7 @@ export default fp<CatalogStorePluginOptions>(
       specsDir: fastify.config.specsDir,
       reader: opts.reader,
       options: catalogOptions(fastify.config),
+      render: renderOptions(fastify.config),
     })
     const { catalog } = store.current()
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
+import { sendDocument } from './send-document.js'
 
 /**
  * Operations routes (SPEC §5) and the headers every response carries. Liveness never looks at
@@ -31,10 +32,9 @@ async function ops(fastify: FastifyInstance) {
     }
   })
 
-  fastify.get('/catalog', async (_request, reply) => {
-    reply.header('Content-Type', 'application/json; charset=utf-8')
-    return fastify.catalogStore.current().catalogJson
-  })
+  fastify.get('/catalog', async (request, reply) =>
+    sendDocument(request, reply, fastify.catalogStore.current().catalogDocument),
+  )
 }
 
 export default fp(ops, { name: 'ops', dependencies: ['catalog-store'] })

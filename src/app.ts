@@ -8,7 +8,10 @@ import Fastify, {
 } from 'fastify'
 import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
+import cors from '../plugins/cors.js'
+import opal from '../plugins/opal.js'
 import ops from '../plugins/ops.js'
+import tools from '../plugins/tools.js'
 import { fsSourceReader, type SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
@@ -40,6 +43,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
     trustProxy: config.trustProxy,
+    // `/discovery/` must answer like `/discovery` (Opal registration with a trailing slash); tool
+    // IDs such as `k8s:get:/api/v1/namespaces/{namespace}/pods` are long path parameters.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
       return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
@@ -51,8 +57,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.code(404).send({ error: error.message, code: error.code })
   })
   await app.register(configPlugin, { config })
+  await app.register(cors)
   await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
   await app.register(ops)
+  await app.register(opal)
+  await app.register(tools)
   return app
 }
 

@@ -3,6 +3,7 @@ import createError from '@fastify/error'
 /**
  * Every error code the gateway answers with, in one place (STYLE: `TG_ERR_<AREA>_<WHAT>`, a
  * message that says the fix, the HTTP status). The body is always `{ error, code, … }`.
+ * This module imports no framework: the executor core builds its refusals from it too.
  */
 export const errors = {
   notFound: createError(
@@ -11,10 +12,51 @@ export const errors = {
     404,
   ),
   profileUnknown: createError('TG_ERR_PROFILE_UNKNOWN', 'Unknown profile %s: use one of %s', 400),
-  catalogNotLoaded: createError(
-    'TG_ERR_CATALOG_NOT_LOADED',
-    'The catalog is not loaded yet: retry shortly',
+  toolNotFound: createError('TG_ERR_TOOL_NOT_FOUND', 'No tool %s: GET /discovery lists the tools', 404),
+  toolBodyInvalid: createError(
+    'TG_ERR_TOOL_BODY_INVALID',
+    'The request body must be a JSON object of arguments, or { "parameters": { … } } as Opal sends it',
+    400,
+  ),
+  toolArgumentsInvalid: createError(
+    'TG_ERR_TOOL_ARGUMENTS_INVALID',
+    'Invalid arguments for tool %s: fix every violation listed and call again',
+    400,
+  ),
+  toolCallUnauthorized: createError(
+    'TG_ERR_TOOL_CALL_UNAUTHORIZED',
+    'Tool calls need the configured bearer token: send Authorization: Bearer <token>',
+    401,
+  ),
+  toolApprovalRequired: createError(
+    'TG_ERR_TOOL_APPROVAL_REQUIRED',
+    'Tool %s requires approval: once a person approved it, repeat the call with the header X-Toolgate-Approval: %s, or grant it with a policy (policies: [{ tools: [...], approved: true }])',
+    403,
+  ),
+  upstreamUnconfigured: createError(
+    'TG_ERR_UPSTREAM_UNCONFIGURED',
+    'Service %s has no absolute upstream URL: set services.%s.upstream in the configuration',
+    502,
+  ),
+  upstreamUnreachable: createError(
+    'TG_ERR_UPSTREAM_UNREACHABLE',
+    'Upstream %s for tool %s is unreachable: %s',
+    502,
+  ),
+  upstreamTimeout: createError(
+    'TG_ERR_UPSTREAM_TIMEOUT',
+    'Upstream %s for tool %s did not answer in time: %s',
+    504,
+  ),
+  upstreamCircuitOpen: createError(
+    'TG_ERR_UPSTREAM_CIRCUIT_OPEN',
+    'Upstream %s is failing; calls are paused for %d s: retry after that',
     503,
+  ),
+  upstreamResponseTooLarge: createError(
+    'TG_ERR_UPSTREAM_RESPONSE_TOO_LARGE',
+    'Upstream %s answered tool %s with more than %d bytes: narrow the request',
+    502,
   ),
   internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const

@@ -1,11 +1,31 @@
 import { readFile } from 'node:fs/promises'
 import type { FastifyInstance } from 'fastify'
-import { type ExampleUpstream, startExampleUpstream } from '../examples/upstream/server.js'
+import {
+  EXAMPLE_UPSTREAM_DEFAULTS,
+  type ExampleUpstream,
+  startExampleUpstream,
+} from '../examples/upstream/server.js'
 import { buildApp } from './app.js'
 import { ConfigError, type GatewayConfig, loadConfig } from './config/load-config.js'
+import { type Credential, Secret } from './config/secrets.js'
 
 /** The shipped specs' services and the path each lives under on the example upstream. */
 const EXAMPLE_SERVICES = { tickets: '/tickets', billing: '/billing' } as const
+
+/** The example upstream's demo credentials, by service and security scheme of the shipped specs. */
+const EXAMPLE_CREDENTIALS: Record<string, Record<string, Credential>> = {
+  tickets: {
+    apiKeyAuth: { kind: 'secret', secret: new Secret(EXAMPLE_UPSTREAM_DEFAULTS.apiKey) },
+    bearerAuth: { kind: 'secret', secret: new Secret(EXAMPLE_UPSTREAM_DEFAULTS.bearerToken) },
+  },
+  billing: {
+    basicAuth: {
+      kind: 'basic',
+      username: new Secret(EXAMPLE_UPSTREAM_DEFAULTS.basicUser),
+      password: new Secret(EXAMPLE_UPSTREAM_DEFAULTS.basicPassword),
+    },
+  },
+}
 
 export interface RunningServer {
   readonly app: FastifyInstance
@@ -31,13 +51,15 @@ export async function startServer(env: Readonly<Record<string, string | undefine
   return { app, url, close: () => app.close() }
 }
 
-/** Configured upstreams win; the example one only fills in services that have none. */
+/** Configured upstreams and credentials win; the example ones only fill in what is not configured. */
 function withExampleUpstream(config: GatewayConfig, url: string): GatewayConfig {
   const services = { ...config.file.services }
+  const credentials = { ...config.credentials }
   for (const [id, prefix] of Object.entries(EXAMPLE_SERVICES)) {
     services[id] = { upstream: url + prefix, ...services[id] }
+    credentials[id] = { ...EXAMPLE_CREDENTIALS[id], ...credentials[id] }
   }
-  return { ...config, file: { ...config.file, services } }
+  return { ...config, file: { ...config.file, services }, credentials }
 }
 
 /** `toolgate serve`: start, then close gracefully on SIGTERM/SIGINT (a second signal exits at once). */

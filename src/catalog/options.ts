@@ -28,6 +28,8 @@ export interface ProfileOptions {
 export interface PolicyRule {
   readonly tools: readonly string[]
   readonly requiresApproval?: boolean
+  /** The policy itself grants approval (the executor lets these tools through without a per-call grant). */
+  readonly approved?: boolean
 }
 
 export interface CatalogOptions {

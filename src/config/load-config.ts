@@ -4,6 +4,7 @@ import { parse } from 'yaml'
 import type { CatalogOptions } from '../catalog/options.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
+import { resolveCredentials, type ServiceCredentials } from './secrets.js'
 
 export interface GatewayConfig {
   readonly port: number
@@ -21,6 +22,8 @@ export interface GatewayConfig {
   readonly production: boolean
   readonly exampleUpstream: boolean
   readonly file: FileConfig
+  /** Resolved upstream credentials; every value prints as [redacted]. */
+  readonly credentials: ServiceCredentials
 }
 
 /** A configuration that cannot start the gateway; the message names every bad variable or key. */
@@ -53,6 +56,8 @@ export async function loadConfig(
       `environment variable SESSION_TTL_SECONDS (${sessionTtlSeconds}) exceeds SESSION_MAX_TTL_SECONDS (${sessionMaxTtlSeconds})`,
     ])
   }
+  const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
+  if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
     host: env.HOST ?? '0.0.0.0',
@@ -68,6 +73,7 @@ export async function loadConfig(
     production,
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file,
+    credentials,
   })
 }
 

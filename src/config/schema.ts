@@ -38,6 +38,31 @@ export type Env = Static<typeof EnvSchema>
 
 const NameList = Type.Array(Type.String({ minLength: 1 }))
 
+/** Where a secret comes from: an environment variable, a file (Kubernetes/Docker secrets) or, for demos, inline. */
+const SecretSource = Type.Union([
+  Type.Object({ env: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ file: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  Type.Object({ value: Type.String() }, { additionalProperties: false }),
+])
+
+/** Per security scheme of the spec: a secret (API key, bearer token) or basic-auth username and password. */
+const CredentialSchema = Type.Union([
+  SecretSource,
+  Type.Object(
+    { username: Type.Union([Type.String(), SecretSource]), password: SecretSource },
+    { additionalProperties: false },
+  ),
+])
+
+const OpalAuthRequirement = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    scopeBundle: Type.String({ minLength: 1 }),
+    required: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)
+
 const ServiceSchema = Type.Object(
   {
     source: Type.Optional(
@@ -46,6 +71,21 @@ const ServiceSchema = Type.Object(
     alias: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,40}$' })),
     upstream: Type.Optional(
       Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' }),
+    ),
+    credentials: Type.Optional(Type.Record(Type.String({ minLength: 1 }), CredentialSchema)),
+    timeoutMs: Type.Optional(
+      Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
+    ),
+    opal: Type.Optional(
+      Type.Object(
+        {
+          authRequirements: Type.Optional(Type.Array(OpalAuthRequirement)),
+          forwardAccessToken: Type.Optional(
+            Type.Boolean({ description: "send the caller's Opal access token upstream as a bearer token" }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -77,7 +117,40 @@ const ProfileSchema = Type.Object(
 )
 
 const PolicySchema = Type.Object(
-  { tools: NameList, requiresApproval: Type.Optional(Type.Boolean()) },
+  {
+    tools: NameList,
+    requiresApproval: Type.Optional(Type.Boolean()),
+    approved: Type.Optional(
+      Type.Boolean({ description: 'the policy itself grants approval to these tools' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const UpstreamSchema = Type.Object(
+  {
+    connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000 })),
+    timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
+    maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1_073_741_824 })),
+    connectionsPerOrigin: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    breaker: Type.Optional(
+      Type.Object(
+        {
+          failureThreshold: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          cooldownMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 3_600_000 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const OpalSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    description: Type.Optional(Type.String()),
+  },
   { additionalProperties: false },
 )
 
@@ -87,7 +160,12 @@ export const FileConfigSchema = Type.Object(
     services: Type.Optional(Type.Record(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }), ServiceSchema)),
     profiles: Type.Optional(Type.Record(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }), ProfileSchema)),
     policies: Type.Optional(Type.Array(PolicySchema)),
+    upstream: Type.Optional(UpstreamSchema),
+    opal: Type.Optional(OpalSchema),
   },
   { additionalProperties: false },
 )
 export type FileConfig = Static<typeof FileConfigSchema>
+export type ServiceConfig = Static<typeof ServiceSchema>
+export type CredentialConfig = Static<typeof CredentialSchema>
+export type SecretSourceConfig = Static<typeof SecretSource>

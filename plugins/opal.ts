@@ -1,0 +1,31 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DISCOVER_VIEW } from '../src/catalog/index.js'
+import { errors } from '../src/errors.js'
+import { sendDocument } from './send-document.js'
+
+interface DiscoveryQuery {
+  Querystring: { profile?: string }
+}
+
+/**
+ * Opal discovery (seed 000): anonymous, never cached, CORS open, one precomputed document per
+ * view. `/discovery/` answers too: Opal resolves endpoints against the registered URL's
+ * directory, and a trailing slash moves the tools under /discovery/tools (SPEC §2).
+ */
+export default async function opal(fastify: FastifyInstance) {
+  const schema = {
+    querystring: {
+      type: 'object',
+      properties: { profile: { type: 'string', minLength: 1, maxLength: 64 } },
+    },
+  }
+  const discovery = async (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
+    const profile = request.query.profile ?? DISCOVER_VIEW
+    const { documents, catalog } = fastify.catalogStore.current()
+    const document = documents.opal?.[profile]
+    if (!document) throw new errors.profileUnknown(profile, Object.keys(catalog.views).join(', '))
+    reply.header('Cache-Control', 'no-cache, no-store, must-revalidate')
+    return sendDocument(request, reply, document)
+  }
+  fastify.get<DiscoveryQuery>('/discovery', { schema }, discovery)
+}

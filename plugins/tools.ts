@@ -1,0 +1,168 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import type { GatewayConfig } from '../src/config/load-config.js'
+import { errors } from '../src/errors.js'
+import {
+  createExecutor,
+  createUpstreamClient,
+  type Executor,
+  type ServiceSettings,
+  type ToolOutcome,
+  type UpstreamClient,
+} from '../src/executor/index.js'
+import { isRecord } from '../src/util/is-record.js'
+import { PACKAGE_VERSION } from '../src/version.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    executor: Executor
+    upstreamClient: UpstreamClient
+  }
+}
+
+const DEFAULTS = {
+  connectTimeoutMs: 5_000, // 5 s
+  timeoutMs: 30_000, // 30 s, Opal's debugger gives up then too
+  maxResponseBytes: 10 * 1024 * 1024, // 10 MiB
+  connectionsPerOrigin: 64,
+  failureThreshold: 5,
+  cooldownMs: 30_000, // 30 s
+}
+
+/** Opal's envelope keys besides `parameters` (protocols.md §1). */
+const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metadata'])
+
+interface ToolRoute {
+  Params: { name: string }
+  Body: unknown
+}
+
+/**
+ * `POST /tools/:name` — the endpoint discovery advertises — and `/discovery/tools/:name`, where
+ * Opal lands when the discovery URL was registered with a trailing slash (protocols.md §1).
+ */
+async function tools(fastify: FastifyInstance) {
+  const client = createUpstreamClient(clientOptions(fastify.config))
+  fastify.addHook('onClose', () => client.close())
+  const executor = createExecutor({
+    client,
+    credentials: fastify.config.credentials,
+    services: serviceSettings(fastify.config),
+    policies: fastify.config.file.policies ?? [],
+    userAgent: `toolgate/${PACKAGE_VERSION}`,
+  })
+  fastify.decorate('upstreamClient', client)
+  fastify.decorate('executor', executor)
+
+  const call = async (request: FastifyRequest<ToolRoute>, reply: FastifyReply) => {
+    const snapshot = fastify.catalogStore.current()
+    const tool = snapshot.findTool(request.params.name)
+    if (!tool) throw new errors.toolNotFound(request.params.name)
+    const body = readCallBody(request.body)
+    if (!body) throw new errors.toolBodyInvalid()
+    const approval = request.headers['x-toolgate-approval']
+    const outcome = await executor.execute(
+      {
+        tool,
+        arguments: body.arguments,
+        signal: clientGone(reply),
+        requestId: request.id,
+        ...(body.accessToken ? { accessToken: body.accessToken } : {}),
+        ...(typeof approval === 'string' ? { approval } : {}),
+      },
+      { service: snapshot.serviceOf(tool), validator: snapshot.validator },
+    )
+    request.log.info(summary(tool.id, outcome), 'tool call')
+    return sendOutcome(reply, outcome)
+  }
+  fastify.post<ToolRoute>('/tools/:name', call)
+  fastify.post<ToolRoute>('/discovery/tools/:name', call)
+}
+
+/**
+ * Aborts when the caller disconnects before the answer is sent. Not `request.signal`: Fastify
+ * aborts that as soon as a POST body has been read (fastify/fastify#6725, open), so it would
+ * cancel every upstream call; the response's `close` before `finish` is the real disconnect.
+ */
+function clientGone(reply: FastifyReply): AbortSignal {
+  const controller = new AbortController()
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort()
+  })
+  return controller.signal
+}
+
+/**
+ * Opal wraps arguments as `{ parameters, auth?, environment?, chat_metadata? }`; debuggers and
+ * direct calls send them flat. Wrapped means: `parameters` is an object and every other key is
+ * one of Opal's — so a tool with a real argument named `parameters` still works flat.
+ */
+export function readCallBody(
+  body: unknown,
+): { arguments: Record<string, unknown>; accessToken?: string } | undefined {
+  if (body === undefined || body === null) return { arguments: {} }
+  if (!isRecord(body)) return undefined
+  const wrapped = isRecord(body.parameters) && Object.keys(body).every((key) => OPAL_ENVELOPE.has(key))
+  if (!wrapped) return { arguments: body }
+  const auth = isRecord(body.auth) && isRecord(body.auth.credentials) ? body.auth.credentials : {}
+  const token =
+    typeof auth.access_token === 'string' && auth.access_token !== '' ? auth.access_token : undefined
+  return { arguments: body.parameters as Record<string, unknown>, ...(token ? { accessToken: token } : {}) }
+}
+
+/** The upstream's status and body as they are; binary wrapped in base64 with its content type. */
+export function sendOutcome(reply: FastifyReply, outcome: ToolOutcome): FastifyReply {
+  reply.code(outcome.status)
+  reply.headers(outcome.headers)
+  if (outcome.kind === 'refusal') return reply.send(outcome.body)
+  const { body } = outcome
+  switch (body.type) {
+    case 'empty':
+      return reply.send()
+    case 'json':
+      return reply.type(body.contentType).send(body.bytes)
+    case 'text':
+      return reply.type(body.contentType).send(body.text)
+    case 'binary':
+      return reply.send({
+        contentType: body.contentType,
+        encoding: 'base64',
+        bytes: body.bytes,
+        data: body.base64,
+      })
+  }
+}
+
+function summary(toolId: string, outcome: ToolOutcome) {
+  if (outcome.kind === 'refusal') return { tool: toolId, status: outcome.status, code: outcome.body.code }
+  return { tool: toolId, status: outcome.status, upstream: outcome.origin, attempts: outcome.attempts }
+}
+
+function clientOptions(config: GatewayConfig) {
+  const upstream = config.file.upstream ?? {}
+  return {
+    connectTimeoutMs: upstream.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    timeoutMs: upstream.timeoutMs ?? DEFAULTS.timeoutMs,
+    maxResponseBytes: upstream.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+    connectionsPerOrigin: upstream.connectionsPerOrigin ?? DEFAULTS.connectionsPerOrigin,
+    breaker: {
+      failureThreshold: upstream.breaker?.failureThreshold ?? DEFAULTS.failureThreshold,
+      cooldownMs: upstream.breaker?.cooldownMs ?? DEFAULTS.cooldownMs,
+    },
+  }
+}
+
+function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings> {
+  return Object.fromEntries(
+    Object.entries(config.file.services ?? {}).map(([id, service]) => [
+      id,
+      {
+        ...(service.upstream ? { upstream: service.upstream } : {}),
+        ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
+        ...(service.opal?.forwardAccessToken ? { forwardAccessToken: true } : {}),
+      },
+    ]),
+  )
+}
+
+export default fp(tools, { name: 'tools', dependencies: ['catalog-store', 'config'] })

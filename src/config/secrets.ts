@@ -1,0 +1,99 @@
+import { inspect } from 'node:util'
+import type { CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
+
+const REDACTED = '[redacted]'
+
+/**
+ * A credential value. It prints as [redacted] in JSON, logs, util.inspect and string templates,
+ * so a config dump, an error or a log line can never carry it (SPEC §3 step 3).
+ */
+export class Secret {
+  readonly #value: string
+  constructor(value: string) {
+    this.#value = value
+  }
+  reveal(): string {
+    return this.#value
+  }
+  toJSON(): string {
+    return REDACTED
+  }
+  toString(): string {
+    return REDACTED
+  }
+  [inspect.custom](): string {
+    return REDACTED
+  }
+}
+
+export type Credential =
+  | { readonly kind: 'secret'; readonly secret: Secret }
+  | { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret }
+
+/** service id → security scheme name → credential. */
+export type ServiceCredentials = Readonly<Record<string, Readonly<Record<string, Credential>>>>
+
+export interface SecretContext {
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly readText: (path: string) => Promise<string>
+}
+
+/** Resolves every configured credential at boot; returns the problems (named by service and scheme) it met. */
+export async function resolveCredentials(
+  services: Readonly<Record<string, ServiceConfig>>,
+  context: SecretContext,
+): Promise<{ credentials: ServiceCredentials; problems: string[] }> {
+  const credentials: Record<string, Record<string, Credential>> = {}
+  const problems: string[] = []
+  for (const [serviceId, service] of Object.entries(services)) {
+    for (const [scheme, config] of Object.entries(service.credentials ?? {})) {
+      const where = `services.${serviceId}.credentials.${scheme}`
+      try {
+        credentials[serviceId] ??= {}
+        credentials[serviceId][scheme] = await resolveCredential(config, context, where)
+      } catch (err) {
+        problems.push((err as Error).message)
+      }
+    }
+  }
+  return { credentials, problems }
+}
+
+async function resolveCredential(
+  config: CredentialConfig,
+  context: SecretContext,
+  where: string,
+): Promise<Credential> {
+  if ('password' in config) {
+    const username =
+      typeof config.username === 'string'
+        ? new Secret(config.username)
+        : await resolveSecret(config.username, context, `${where}.username`)
+    return {
+      kind: 'basic',
+      username,
+      password: await resolveSecret(config.password, context, `${where}.password`),
+    }
+  }
+  return { kind: 'secret', secret: await resolveSecret(config, context, where) }
+}
+
+async function resolveSecret(
+  source: SecretSourceConfig,
+  context: SecretContext,
+  where: string,
+): Promise<Secret> {
+  if ('value' in source) return new Secret(source.value)
+  if ('env' in source) {
+    const value = context.env[source.env]
+    if (value === undefined || value === '')
+      throw new Error(`${where}: environment variable ${source.env} is not set`)
+    return new Secret(value)
+  }
+  try {
+    // Secret files usually end with a newline that is not part of the secret.
+    return new Secret((await context.readText(source.file)).replace(/\r?\n$/, ''))
+  } catch (err) {
+    throw new Error(`${where}: cannot read secret file ${source.file}: ${(err as Error).message}`)
+  }
+}

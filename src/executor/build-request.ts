@@ -1,0 +1,142 @@
+import type { FormData } from 'undici'
+import type { Service, Tool } from '../catalog/types.js'
+import type { ServiceCredentials } from '../config/secrets.js'
+import { encodeBody } from './encode-body.js'
+import { injectCredentials } from './inject-credentials.js'
+import {
+  serializeCookieParameter,
+  serializeHeaderParameter,
+  serializePathParameter,
+  serializeQueryParameter,
+} from './serialize-parameters.js'
+import type { Violation } from './types.js'
+
+export interface UpstreamRequest {
+  readonly method: string
+  /** scheme://host:port, fixed by configuration or the spec: never by the caller. */
+  readonly origin: string
+  /** Path and query, encoded. */
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body?: string | Buffer | FormData
+}
+
+export type BuiltRequest =
+  | { readonly ok: true; readonly request: UpstreamRequest }
+  | { readonly ok: false; readonly violations: readonly Violation[] }
+
+export interface RequestContext {
+  readonly service: Service
+  /** The service's base URL: configured upstream, else the tool's or the spec's first server. */
+  readonly baseUrl: URL
+  readonly credentials: ServiceCredentials
+  /** Opal's access token, when the service forwards it. */
+  readonly bearerOverride?: string
+  readonly requestId?: string
+  readonly userAgent: string
+}
+
+/** Headers an argument may never set: the gateway owns framing, routing and credentials. */
+const GATEWAY_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'expect',
+  'proxy-authorization',
+  'authorization',
+  'cookie',
+])
+
+/** Validated arguments → the upstream request (SPEC §3 step 2 and 3). */
+export function buildRequest(
+  tool: Tool,
+  args: Record<string, unknown>,
+  context: RequestContext,
+): BuiltRequest {
+  const violations: Violation[] = []
+  const byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
+  let path = tool.path
+  const query: string[] = []
+  const cookies: string[] = []
+  const headers: Record<string, string> = {}
+  const bodyArgs: Record<string, unknown> = {}
+  let whole: unknown
+  for (const [key, target] of Object.entries(tool.binding.arguments)) {
+    const value = args[key]
+    if (value === undefined || value === null) continue
+    if (target.in === 'body') {
+      if ('whole' in target) whole = value
+      else bodyArgs[target.name] = value
+      continue
+    }
+    const parameter = byName.get(`${target.in}:${target.name}`)
+    if (!parameter) continue
+    if (target.in === 'path') {
+      path = path.replaceAll(`{${target.name}}`, () => serializePathParameter(parameter, value))
+    } else if (target.in === 'query') {
+      query.push(...serializeQueryParameter(parameter, value))
+    } else if (target.in === 'cookie') {
+      cookies.push(...serializeCookieParameter(parameter, value))
+    } else if (!GATEWAY_HEADERS.has(target.name.toLowerCase())) {
+      const text = serializeHeaderParameter(parameter, value)
+      if (text === undefined)
+        violations.push({ path: `/${key}`, message: 'must not contain line breaks or NUL' })
+      else headers[target.name.toLowerCase()] = text
+    }
+  }
+  const body = encodeBody(tool, bodyArgs, whole, violations)
+  if (violations.length > 0) return { ok: false, violations }
+  const auth = injectCredentials(tool, context.service, context.credentials)
+  Object.assign(headers, auth.headers)
+  if (context.bearerOverride) headers.authorization = `Bearer ${context.bearerOverride}`
+  const cookieHeader = [...cookies, ...auth.cookies].join('; ')
+  if (cookieHeader) headers.cookie = cookieHeader
+  if (body?.contentType) headers['content-type'] = body.contentType
+  headers.accept ??= 'application/json, text/plain;q=0.9, */*;q=0.8'
+  headers['user-agent'] = context.userAgent
+  if (context.requestId) headers['x-request-id'] = context.requestId
+  const basePath = context.baseUrl.pathname.replace(/\/+$/, '')
+  const search = [...query, ...auth.query].join('&')
+  return {
+    ok: true,
+    request: {
+      method: tool.method.toUpperCase(),
+      origin: context.baseUrl.origin,
+      path: `${basePath}${neutralizeDotSegments(path)}${search ? `?${search}` : ''}`,
+      headers,
+      ...(body ? { body: body.body } : {}),
+    },
+  }
+}
+
+/** A path value of `.` or `..` is encoded, so no argument can climb out of the template. */
+function neutralizeDotSegments(path: string): string {
+  return path
+    .split('/')
+    .map((segment) => (segment === '.' || segment === '..' ? segment.replaceAll('.', '%2E') : segment))
+    .join('/')
+}
+
+/** The base URL of a service: configured upstream, else the tool's or the service's first absolute server. */
+export function resolveBaseUrl(
+  tool: Tool,
+  service: Service,
+  configured: string | undefined,
+): URL | undefined {
+  for (const candidate of [configured, ...(tool.servers ?? []), ...service.servers]) {
+    if (!candidate) continue
+    try {
+      const url = new URL(candidate)
+      if (url.protocol === 'http:' || url.protocol === 'https:') return url
+    } catch {
+      // a relative server ("/v1") cannot be called without a configured upstream
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,151 @@
+import type { PolicyRule } from '../catalog/options.js'
+import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
+import type { ServiceCredentials } from '../config/secrets.js'
+import { errors } from '../errors.js'
+import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { buildRequest, resolveBaseUrl } from './build-request.js'
+import { typeBody } from './read-response.js'
+import type { ToolCall, ToolOutcome, Violation } from './types.js'
+import type { Failure, RawResponse, UpstreamClient } from './upstream-client.js'
+import type { ArgumentValidator } from './validate-arguments.js'
+
+/** Idempotent tools without x-cli-retry get one retry when nothing was sent or the connection reset. */
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 2_000 }
+
+/** Upstream headers a caller may need: where a created resource is, when to retry, pagination. */
+const PASSED_HEADERS = ['location', 'retry-after', 'etag', 'last-modified', 'link']
+
+export interface ServiceSettings {
+  readonly upstream?: string
+  readonly timeoutMs?: number
+  readonly forwardAccessToken?: boolean
+}
+
+export interface ExecutorDeps {
+  readonly client: UpstreamClient
+  readonly credentials: ServiceCredentials
+  readonly services: Readonly<Record<string, ServiceSettings>>
+  readonly policies: readonly PolicyRule[]
+  readonly userAgent: string
+}
+
+/** What one catalog version contributes to a call. */
+export interface ExecutionScope {
+  readonly service: Service
+  readonly validator: ArgumentValidator
+}
+
+export interface Executor {
+  execute(call: ToolCall, scope: ExecutionScope): Promise<ToolOutcome>
+}
+
+/** The six steps of SPEC §3: validate, build, inject credentials, approve, send, answer. */
+export function createExecutor(deps: ExecutorDeps): Executor {
+  const approvedGlobs = deps.policies.filter((p) => p.approved).flatMap((p) => p.tools.map(globToRegExp))
+  const grantedByPolicy = (tool: Tool) =>
+    matchesAnyGlob(tool.id, approvedGlobs) || matchesAnyGlob(tool.wireName, approvedGlobs)
+
+  return {
+    async execute(call, { service, validator }) {
+      const { tool } = call
+      const checked = validator.check(tool, call.arguments)
+      if (!checked.ok) return invalidArguments(tool, checked.violations)
+      const settings = deps.services[service.id] ?? {}
+      const baseUrl = resolveBaseUrl(tool, service, settings.upstream)
+      if (!baseUrl) return refusal(new errors.upstreamUnconfigured(service.id, service.id), tool)
+      const built = buildRequest(tool, checked.arguments, {
+        service,
+        baseUrl,
+        credentials: deps.credentials,
+        userAgent: deps.userAgent,
+        ...(settings.forwardAccessToken && call.accessToken ? { bearerOverride: call.accessToken } : {}),
+        ...(call.requestId ? { requestId: call.requestId } : {}),
+      })
+      if (!built.ok) return invalidArguments(tool, built.violations)
+      const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
+      if (tool.safety.requiresApproval && !approved) {
+        return refusal(new errors.toolApprovalRequired(tool.wireName, tool.wireName), tool)
+      }
+      const result = await deps.client.send(built.request, {
+        idempotent: tool.safety.idempotent,
+        retry: tool.retry ?? DEFAULT_RETRY,
+        ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
+        ...(call.signal ? { signal: call.signal } : {}),
+      })
+      return 'failure' in result
+        ? failed(result, tool, built.request.origin)
+        : answered(result, built.request.origin)
+    },
+  }
+}
+
+function answered(response: RawResponse, origin: string): ToolOutcome {
+  const contentType = header(response.headers['content-type'])
+  const headers: Record<string, string> = {}
+  for (const name of PASSED_HEADERS) {
+    const value = header(response.headers[name])
+    if (value !== undefined) headers[name] = value
+  }
+  return {
+    kind: 'answer',
+    status: response.status,
+    body: typeBody(response.bytes, contentType, response.status),
+    headers,
+    origin,
+    attempts: response.attempts,
+  }
+}
+
+function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
+  switch (failure.failure) {
+    case 'circuit-open': {
+      const seconds = Math.max(1, Math.ceil(failure.retryAfterMs / 1000))
+      return refusal(
+        new errors.upstreamCircuitOpen(origin, seconds),
+        tool,
+        { upstream: origin },
+        { 'retry-after': String(seconds) },
+      )
+    }
+    case 'timeout':
+      return refusal(new errors.upstreamTimeout(origin, tool.wireName, failure.detail), tool, {
+        upstream: origin,
+        attempts: failure.attempts,
+      })
+    case 'too-large':
+      return refusal(new errors.upstreamResponseTooLarge(origin, tool.wireName, failure.limit), tool, {
+        upstream: origin,
+      })
+    case 'aborted':
+      return refusal(new errors.upstreamUnreachable(origin, tool.wireName, 'the call was cancelled'), tool, {
+        upstream: origin,
+      })
+    case 'unreachable':
+      return refusal(new errors.upstreamUnreachable(origin, tool.wireName, failure.detail), tool, {
+        upstream: origin,
+        attempts: failure.attempts,
+      })
+  }
+}
+
+function invalidArguments(tool: Tool, violations: readonly Violation[]): ToolOutcome {
+  return refusal(new errors.toolArgumentsInvalid(tool.wireName), tool, { violations })
+}
+
+function refusal(
+  error: { message: string; code: string; statusCode?: number },
+  tool: Tool,
+  details: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): ToolOutcome {
+  return {
+    kind: 'refusal',
+    status: error.statusCode ?? 500,
+    body: { error: error.message, code: error.code, tool: tool.wireName, ...details },
+    headers,
+  }
+}
+
+function header(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value
+}

@@ -1,0 +1,13 @@
+export { type BuiltRequest, buildRequest, resolveBaseUrl, type UpstreamRequest } from './build-request.js'
+export { type BreakerState, type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
+export {
+  createExecutor,
+  DEFAULT_RETRY,
+  type ExecutionScope,
+  type Executor,
+  type ExecutorDeps,
+  type ServiceSettings,
+} from './execute-tool.js'
+export type { Refusal, ToolCall, ToolOutcome, UpstreamAnswer, UpstreamBody, Violation } from './types.js'
+export { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.js'
+export { type ArgumentValidator, createArgumentValidator } from './validate-arguments.js'

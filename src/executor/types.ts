@@ -1,0 +1,48 @@
+import type { Tool } from '../catalog/types.js'
+
+/** One call of one tool, as a protocol surface hands it to the executor. */
+export interface ToolCall {
+  readonly tool: Tool
+  readonly arguments: Readonly<Record<string, unknown>>
+  /** Aborted when the caller goes away: the upstream call is cancelled too. */
+  readonly signal?: AbortSignal
+  /** Opal's `auth.credentials.access_token`, forwarded when the service is configured so. */
+  readonly accessToken?: string
+  /** The approval the caller grants (X-Toolgate-Approval): the tool's wire name or ID. */
+  readonly approval?: string
+  readonly requestId?: string
+}
+
+/** What the upstream answered, its body read and typed (SPEC §3 step 6). */
+export type UpstreamBody =
+  | { readonly type: 'empty' }
+  /** JSON is kept as the upstream's bytes: relayed as is, parsed only by surfaces that need the value. */
+  | { readonly type: 'json'; readonly bytes: Buffer; readonly contentType: string }
+  | { readonly type: 'text'; readonly text: string; readonly contentType: string }
+  | { readonly type: 'binary'; readonly base64: string; readonly contentType: string; readonly bytes: number }
+
+export interface UpstreamAnswer {
+  readonly kind: 'answer'
+  readonly status: number
+  readonly body: UpstreamBody
+  /** The few upstream headers worth passing on (Location, Retry-After, ETag, Link). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly origin: string
+  readonly attempts: number
+}
+
+/** The gateway's own refusal or failure: `{ error, code, … }` with its HTTP status. */
+export interface Refusal {
+  readonly kind: 'refusal'
+  readonly status: number
+  readonly body: { readonly error: string; readonly code: string; readonly [detail: string]: unknown }
+  readonly headers: Readonly<Record<string, string>>
+}
+
+export type ToolOutcome = UpstreamAnswer | Refusal
+
+export interface Violation {
+  /** JSON pointer into the arguments: `/limit`, `/customer/email`. */
+  readonly path: string
+  readonly message: string
+}
