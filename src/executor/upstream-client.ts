@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { Agent, request } from 'undici'
+import { Agent } from 'undici'
 import type { RetryPolicy } from '../catalog/types.js'
 import type { UpstreamRequest } from './build-request.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
@@ -84,8 +84,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     signal?: AbortSignal,
   ): Promise<RawResponse | Failure> => {
     try {
-      const response = await request(req.origin + req.path, {
-        dispatcher: agent,
+      // Origin and path go to undici separately: a URL parser would turn an encoded `%2E%2E`
+      // path value back into `..` and normalize it away (WHATWG URL dot-segment rules).
+      const response = await agent.request({
+        origin: req.origin,
+        path: req.path,
         method: req.method as 'GET',
         headers: req.headers,
         body: req.body ?? null,

@@ -1,5 +1,8 @@
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
+import { EXAMPLE_UPSTREAM_DEFAULTS, startExampleUpstream } from '../../examples/upstream/server.js'
 import { buildApp } from '../../src/app.js'
 import type { SourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
@@ -17,4 +20,33 @@ export async function testApp(
   const app = await buildApp({ config, ...(reader ? { reader } : {}) })
   t.after(() => app.close())
   return app
+}
+
+/**
+ * The app over the shipped specs with the example upstream running and configured the way a
+ * deployment would: upstream URLs and demo credentials in a TOOLGATE_CONFIG file.
+ */
+export async function exampleApp(t: { after(fn: () => Promise<unknown>): void }, extraYaml = '') {
+  const upstream = await startExampleUpstream()
+  t.after(() => upstream.close())
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-config-'))
+  const file = join(dir, 'toolgate.yaml')
+  await writeFile(
+    file,
+    [
+      'services:',
+      '  tickets:',
+      `    upstream: ${upstream.url}/tickets`,
+      '    credentials:',
+      `      apiKeyAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.apiKey} }`,
+      `      bearerAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.bearerToken} }`,
+      '  billing:',
+      `    upstream: ${upstream.url}/billing`,
+      '    credentials:',
+      `      basicAuth: { username: ${EXAMPLE_UPSTREAM_DEFAULTS.basicUser}, password: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.basicPassword} } }`,
+      extraYaml,
+    ].join('\n'),
+  )
+  const app = await testApp(t, { TOOLGATE_CONFIG: file })
+  return { app, upstream }
 }
