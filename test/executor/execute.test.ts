@@ -244,7 +244,7 @@ describe('validation (SPEC §3 step 1)', () => {
     assert.equal(outcome.status, 400)
     assert.equal(body(outcome)?.code, 'TG_ERR_TOOL_ARGUMENTS_INVALID')
     assert.deepEqual(
-      new Set((body(outcome)?.violations as { path: string }[]).map((v) => v.path)),
+      new Set(((body(outcome)?.violations ?? []) as { path: string }[]).map((v) => v.path)),
       new Set(['/limit', '/title', '/priority', '/customer/email', '/colour']),
     )
     assert.equal(upstream.received.length, 0)
