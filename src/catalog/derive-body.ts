@@ -1,12 +1,6 @@
 import { isRecord } from '../util/is-record.js'
 import { childPointer } from '../util/json-pointer.js'
-import {
-  type ArgumentCandidate,
-  asBase64File,
-  isBinaryString,
-  isFlattenableObject,
-  mergeObjectAllOf,
-} from './input-schema.js'
+import { type ArgumentCandidate, asBase64File, isBinaryString, isFlattenableObject } from './input-schema.js'
 import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
 import type { JsonSchema, PropertyEncoding, RequestBody } from './types.js'
@@ -90,7 +84,7 @@ function bodyCandidates(
   schema: JsonSchema,
   pointer: string,
 ): ArgumentCandidate[] {
-  const merged = mergeObjectAllOf(schema)
+  const merged = schema
   const structured = isJson(contentType) || isForm(contentType) || isMultipart(contentType)
   if (structured && isFlattenableObject(merged)) return propertyCandidates(contentType, merged, pointer)
   let whole = merged

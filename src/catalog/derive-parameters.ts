@@ -100,7 +100,8 @@ function deriveParameter(
     )
     return undefined
   }
-  const { schema, contentType } = parameterSchema(node, resolved.pointer, ctx, sink, defs)
+  const { schema: declared, contentType } = parameterSchema(node, resolved.pointer, ctx, sink, defs)
+  const schema = location === 'path' ? nonEmptySegment(declared) : declared
   if (location === 'path' && node.required !== true) {
     sink.warn(
       'parameter-path-optional',
@@ -145,6 +146,12 @@ function parameterSchema(
     `parameter ${String(node.name)} has neither schema nor content; a string is assumed`,
   )
   return { schema: { type: 'string' } }
+}
+
+/** A path segment cannot be empty: `/epochs/1/blocks/` would be another route. */
+function nonEmptySegment(schema: Parameter['schema']): Parameter['schema'] {
+  const isString = schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'))
+  return isString && schema.minLength === undefined ? { ...schema, minLength: 1 } : schema
 }
 
 function collect(normalized: { schema: Parameter['schema']; defs: ReadonlySet<string> }, defs: Set<string>) {

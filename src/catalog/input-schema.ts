@@ -130,40 +130,6 @@ export function isFlattenableObject(schema: JsonSchema): boolean {
   return !isRecord(schema.additionalProperties)
 }
 
-const MERGEABLE_KEYS = new Set([
-  'type',
-  'properties',
-  'required',
-  'description',
-  'title',
-  'additionalProperties',
-])
-
-/**
- * `allOf` of plain objects (the usual inheritance pattern) merged into one object, so the
- * body can still be flattened. Anything else is returned unchanged.
- */
-export function mergeObjectAllOf(schema: JsonSchema): JsonSchema {
-  const members = schema.allOf
-  if (!Array.isArray(members)) return schema
-  const { allOf: _, ...rest } = schema
-  const parts = [rest, ...members] as JsonSchema[]
-  if (!parts.every((part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key))))
-    return schema
-  if (parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
-  const properties: Record<string, unknown> = {}
-  const required = new Set<string>()
-  for (const part of parts) {
-    Object.assign(properties, part.properties ?? {})
-    for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
-  }
-  const merged: Record<string, unknown> = { type: 'object', properties }
-  if (rest.description !== undefined) merged.description = rest.description
-  const known = [...required].filter((name) => name in properties)
-  if (known.length > 0) merged.required = known
-  return merged
-}
-
 /** A file part or binary body: agents send text, so the bytes travel base64-encoded. */
 export function asBase64File(schema: JsonSchema, what: string): JsonSchema {
   const { format: _, ...rest } = schema

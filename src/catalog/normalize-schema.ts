@@ -49,6 +49,15 @@ const SCHEMA_KEYWORDS = new Set([
   'contains',
   'propertyNames',
 ])
+const MERGEABLE_KEYS = new Set([
+  'type',
+  'properties',
+  'required',
+  'description',
+  'title',
+  'additionalProperties',
+])
+
 /** Deeper than any real schema; past it a document is hostile or broken, and recursion would overflow. */
 const MAX_DEPTH = 128
 
@@ -159,7 +168,82 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     repairType(node, out)
     repairArrayItems(out, pointer)
     repairRequired(out, pointer, readOnly)
-    return out
+    return repairClosedAlternatives(mergeObjectAllOf(out, pointer), pointer)
+  }
+
+  /**
+   * An object whose properties live only in its oneOf/anyOf branches, written as if the root saw
+   * them: `additionalProperties: false` at the root (which then forbids every branch property) and
+   * `required` naming properties of different branches (which no single branch can meet). Each
+   * required name moves into the branches that declare it; the root stops closing itself.
+   */
+  const repairClosedAlternatives = (
+    schema: Record<string, unknown>,
+    pointer: string,
+  ): Record<string, unknown> => {
+    const branches = (schema.oneOf ?? schema.anyOf) as Record<string, unknown>[] | undefined
+    if (!Array.isArray(branches) || isRecord(schema.properties)) return schema
+    const declared = branches.map((branch) => propertyNames(branch))
+    if (declared.some((names) => names.size === 0)) return schema
+    const required = Array.isArray(schema.required) ? (schema.required as string[]) : []
+    const declaredBy = (name: string) => declared.filter((names) => names.has(name)).length
+    // Names every branch declares, or none does (they live in an allOf beside), stay at the root.
+    const staying = required.filter((name) => declaredBy(name) === 0 || declaredBy(name) === branches.length)
+    if (schema.additionalProperties !== false && staying.length === required.length) return schema
+    sink.warn(
+      'schema-closed-alternatives',
+      pointer,
+      'the root closes itself or requires properties that only its oneOf/anyOf branches declare; the required names move into those branches',
+    )
+    const key = schema.oneOf ? 'oneOf' : 'anyOf'
+    const { additionalProperties: _, required: __, ...rest } = schema
+    const moved = branches.map((branch, i) => {
+      const own = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
+      const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...own])]
+      return names.length > 0 ? { ...branch, required: names } : branch
+    })
+    return { ...rest, ...(staying.length > 0 ? { required: staying } : {}), [key]: moved }
+  }
+
+  /**
+   * `allOf` of plain objects — the usual composition of a base and an extension — becomes one
+   * object. Members that each close themselves (`additionalProperties: false`) make the literal
+   * schema unsatisfiable; the intent (one object with all their properties) is what is kept.
+   */
+  const mergeObjectAllOf = (schema: Record<string, unknown>, pointer: string): Record<string, unknown> => {
+    const members = schema.allOf
+    if (!Array.isArray(members) || members.length === 0) return schema
+    const { allOf: _, ...rest } = schema
+    const parts = [rest, ...members] as Record<string, unknown>[]
+    const mergeable = parts.every(
+      (part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key)),
+    )
+    if (!mergeable || parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
+    const withProperties = parts.filter((part) => isRecord(part.properties))
+    const closed = withProperties.filter((part) => part.additionalProperties === false)
+    if (closed.length > 0 && withProperties.length > 1) {
+      sink.warn(
+        'schema-allof-closed',
+        childPointer(pointer, 'allOf'),
+        'allOf members close themselves with additionalProperties: false, so no object satisfies all of them; they are merged into one object',
+      )
+    }
+    const properties: Record<string, unknown> = {}
+    const required = new Set<string>()
+    for (const part of parts) {
+      Object.assign(properties, part.properties ?? {})
+      for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
+    }
+    const merged: Record<string, unknown> = { type: 'object', properties }
+    for (const key of ['title', 'description'] as const) {
+      const value = rest[key] ?? parts.find((part) => part[key] !== undefined)?.[key]
+      if (value !== undefined) merged[key] = value
+    }
+    const known = [...required].filter((name) => name in properties)
+    if (known.length > 0) merged.required = known
+    if (withProperties.length > 0 && closed.length === withProperties.length)
+      merged.additionalProperties = false
+    return merged
   }
 
   const walkProperties = (
@@ -268,6 +352,16 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   }
 
   return { normalize, resolveObject, defsFor }
+}
+
+/** Property names of an object schema, its allOf members' included. */
+function propertyNames(schema: unknown, depth = 0): Set<string> {
+  if (!isRecord(schema) || depth > 4) return new Set()
+  const names = new Set(isRecord(schema.properties) ? Object.keys(schema.properties) : [])
+  for (const member of Array.isArray(schema.allOf) ? schema.allOf : []) {
+    for (const name of propertyNames(member, depth + 1)) names.add(name)
+  }
+  return names
 }
 
 function refSiblings(node: Record<string, unknown>): Record<string, unknown> {

@@ -33,6 +33,9 @@ export const PROBLEM_CODES = {
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
   'schema-array-without-items': 'an array schema has no items; items: {} was added',
   'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
+  'schema-allof-closed': "allOf members each forbid the others' properties; they are merged into one object",
+  'schema-closed-alternatives':
+    'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
   'schema-false-property': 'a property schema is false; the property was removed',
   'body-without-content': 'a request body declares no content; the operation takes no body',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',

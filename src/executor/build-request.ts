@@ -78,7 +78,11 @@ export function buildRequest(
     const parameter = byName.get(`${target.in}:${target.name}`)
     if (!parameter) continue
     if (target.in === 'path') {
-      path = path.replaceAll(`{${target.name}}`, () => serializePathParameter(parameter, value))
+      const segment = serializePathParameter(parameter, value)
+      // An empty value would collapse the path (`/epochs/1/blocks/`) onto another route.
+      if (segment === '')
+        violations.push({ path: `/${key}`, message: 'must not be empty: it fills a path segment' })
+      path = path.replaceAll(`{${target.name}}`, () => segment)
     } else if (target.in === 'query') {
       query.push(...serializeQueryParameter(parameter, value))
     } else if (target.in === 'cookie') {

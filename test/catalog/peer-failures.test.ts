@@ -84,6 +84,79 @@ describe('converters §3/§4: what the peers get wrong', () => {
     assert.deepEqual(tool.binding.arguments.name, { in: 'body', name: 'name' })
   })
 
+  test('allOf members that each close themselves (additionalProperties: false) are merged, with a warning', async () => {
+    const closed = (name: string) => ({
+      type: 'object',
+      additionalProperties: false,
+      required: [name],
+      properties: { [name]: { type: 'string' } },
+    })
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/x': {
+          post: {
+            operationId: 'x',
+            requestBody: json({
+              type: 'object',
+              properties: { nested: { allOf: [closed('a'), closed('b')] } },
+              allOf: [closed('c'), closed('d')],
+            }),
+            responses: ok,
+          },
+        },
+      }),
+    })
+    const tool = toolById(catalog, 'a:x')
+    assert.deepEqual(
+      Object.keys(props(tool)),
+      ['nested', 'c', 'd'],
+      'the root body and its allOf members become one object',
+    )
+    assert.deepEqual(tool.inputSchema.required, ['c', 'd'])
+    assert.deepEqual(props(tool).nested, {
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string' } },
+      required: ['a', 'b'],
+      additionalProperties: false,
+    })
+    const root = tool.requestBody?.schemas['application/json'] as Record<string, Record<string, unknown>>
+    assert.equal(root.allOf, undefined)
+    assert.deepEqual(problemsOf(catalog, 'schema-allof-closed').length, 2)
+  })
+
+  test('a string path parameter cannot be empty (minLength: 1): an empty segment would reach another route', async () => {
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/e/{n}/b/{id}': {
+          get: {
+            operationId: 'x',
+            parameters: [
+              { name: 'n', in: 'path', required: true, schema: { type: 'integer' } },
+              { name: 'id', in: 'path', required: true, schema: { type: 'string', minLength: 3 } },
+            ],
+            responses: ok,
+          },
+        },
+      }),
+    })
+    assert.deepEqual(props(toolById(catalog, 'a:x')), {
+      n: { type: 'integer' },
+      id: { type: 'string', minLength: 3 },
+    })
+    const open = await catalogOf({
+      'a.yaml': openapi({
+        '/e/{id}': {
+          get: {
+            operationId: 'x',
+            parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
+      }),
+    })
+    assert.deepEqual(props(toolById(open, 'a:x')).id, { type: 'string', minLength: 1 })
+  })
+
   test('top-level allOf with a non-object member stays one body argument', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
@@ -187,7 +260,11 @@ describe('converters §3/§4: what the peers get wrong', () => {
       type: 'integer',
       description: 'operation-level',
     })
-    assert.deepEqual(props(toolById(catalog, 'a:get')).id, { type: 'string', description: 'path-level' })
+    assert.deepEqual(props(toolById(catalog, 'a:get')).id, {
+      type: 'string',
+      minLength: 1,
+      description: 'path-level',
+    })
   })
 
   test('Swagger 2.0 in: body (harsha never sends it, ivo-toby makes it a string) is a flattened JSON body', async () => {

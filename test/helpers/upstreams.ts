@@ -30,7 +30,8 @@ export async function startUpstream(
 ): Promise<TestUpstream> {
   const received: Received[] = []
   const sockets = new Set<Socket>()
-  const server: Server = createServer(async (req, res) => {
+  // Generated arguments can make long query strings (Stripe's list filters): allow 1 MiB of head.
+  const server: Server = createServer({ maxHeaderSize: 1024 * 1024 }, async (req, res) => {
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const entry = {
