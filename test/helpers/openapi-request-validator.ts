@@ -106,7 +106,7 @@ export function createRequestValidator(sourceDocument: Json) {
       const claimedQueryKeys = new Set<string>(allowedQueryKeys(document))
       for (const { param, pointer } of params.values()) {
         const schemaPointer = param.content
-          ? `${pointer}/content/${escape(Object.keys(param.content)[0]!)}/schema`
+          ? `${pointer}/content/${escapeToken(Object.keys(param.content)[0]!)}/schema`
           : `${pointer}/schema`
         const shape = resolve(resolvePointer(document, schemaPointer), schemaPointer).value
         const found = readParameter(
@@ -157,7 +157,7 @@ export function createRequestValidator(sourceDocument: Json) {
       errors.push(`content type ${contentType} is not one of ${Object.keys(content).join(', ')}`)
       return
     }
-    const schemaPointer = `${pointer}/content/${escape(declared)}/schema`
+    const schemaPointer = `${pointer}/content/${escapeToken(declared)}/schema`
     const schema = (resolvePointer(document, schemaPointer) ?? {}) as Json
     if (/json/.test(contentType)) {
       validate(strict, schemaPointer, JSON.parse(request.body.toString('utf8')), 'JSON body', errors)
@@ -233,7 +233,7 @@ function allowedQueryKeys(document: Json): string[] {
     .map((s) => String(s.name))
 }
 
-function escape(token: string): string {
+function escapeToken(token: string): string {
   return token.replaceAll('~', '~0').replaceAll('/', '~1')
 }
 
@@ -438,8 +438,12 @@ function nest(entries: [string[], string][]): unknown {
     root = root && typeof root === 'object' ? root : {}
     let node = root as Json
     path.forEach((key, i) => {
-      if (i === path.length - 1) node[key] = value
-      else node = (node[key] ??= {}) as Json
+      if (i === path.length - 1) {
+        node[key] = value
+        return
+      }
+      if (node[key] === undefined) node[key] = {}
+      node = node[key] as Json
     })
   }
   return arraysFromIndices(root)
