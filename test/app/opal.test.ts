@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
+import { fsSourceReader } from '../../src/catalog/index.js'
 import { exampleApp, testApp } from '../helpers/app.js'
 import { opalChecklist } from '../helpers/opal-checklist.js'
+import { fromRoot } from '../helpers/paths.js'
 
 describe('GET /discovery (seed 000 validation checklist)', () => {
   test('200, application/json, no auth needed, caching disabled, CORS open, the checklist holds', async (t) => {
@@ -60,6 +62,15 @@ describe('GET /discovery (seed 000 validation checklist)', () => {
       error: 'Unknown profile nope: use one of discover, readers',
       code: 'TG_ERR_PROFILE_UNKNOWN',
     })
+  })
+
+  test('the checklist over HTTP on a large real-world spec (Stripe, 452 operations)', async (t) => {
+    const reader = { listFiles: async () => ['stripe.json'], readText: fsSourceReader.readText }
+    const app = await testApp(t, { SPECS_DIR: fromRoot('test', 'fixtures', 'real-world') }, reader)
+    const res = await app.inject('/discovery')
+    assert.equal(res.statusCode, 200)
+    assert.deepEqual(opalChecklist(res.json()), [])
+    assert.equal(res.json().functions.length, 452)
   })
 
   test('registered with a trailing slash: /discovery/ answers, and OPTIONS preflight is answered', async (t) => {
