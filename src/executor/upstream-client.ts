@@ -117,6 +117,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         () => undefined,
       )
     }
+    // A call the caller cancelled says nothing about the upstream's health.
+    if ('failure' in outcome && outcome.failure === 'aborted') return outcome
     if (isBreakerFailure(outcome)) breaker.fail(req.origin)
     else breaker.succeed(req.origin)
     return outcome
