@@ -36,6 +36,10 @@ export interface CatalogSnapshot {
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
   /** GET /catalog. */
   readonly catalogDocument: ServedDocument
+  /** One service's tools in a format, rendered on first demand and kept for this version. */
+  serviceDocument(format: string, view: string, serviceId: string): ServedDocument | undefined
+  /** A service by id or alias (aliases and ids may hold dots: `api.github.com`). */
+  findService(name: string): Service | undefined
   /** A callable tool by wire name or tool ID (ignored tools are not callable). */
   findTool(name: string): Tool | undefined
   serviceOf(tool: Tool): Service
@@ -56,7 +60,7 @@ export interface CatalogStoreDeps {
 }
 
 export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOptions): CatalogSnapshot {
-  const documents = renderViews(catalog, createViewRenderers(render))
+  const documents = renderViews(catalog, [...createViewRenderers(render)])
   const sizes = measureViews(catalog, documents)
   const callable = new Map<string, Tool>()
   for (const tool of catalog.tools) {
@@ -65,6 +69,19 @@ export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOp
     callable.set(tool.id, tool)
   }
   const services = new Map(catalog.services.map((service) => [service.id, service]))
+  const renderers = new Map(createViewRenderers(render).map((renderer) => [renderer.format, renderer]))
+  const perService = new Map<string, ServedDocument>()
+  const serviceDocument = (format: string, view: string, serviceId: string) => {
+    const renderer = renderers.get(format)
+    if (!renderer?.renderService || !catalog.views[view] || !services.has(serviceId)) return undefined
+    const key = `${format}\u0000${view}\u0000${serviceId}`
+    let document = perService.get(key)
+    if (!document) {
+      document = new ServedDocument(renderer.renderService(catalog, view, serviceId))
+      perService.set(key, document)
+    }
+    return document
+  }
   return Object.freeze({
     catalog,
     loadedAt: loadedAt.toISOString(),
@@ -72,6 +89,9 @@ export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOp
     sizes,
     catalogDocument: new ServedDocument({ ...catalog, loadedAt: loadedAt.toISOString(), sizes }),
     findTool: (name: string) => callable.get(name),
+    serviceDocument,
+    findService: (name: string) =>
+      services.get(name) ?? catalog.services.find((service) => service.alias === name),
     serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
     validator: createArgumentValidator(),
   })

@@ -10,6 +10,7 @@ import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
 import opal from '../plugins/opal.js'
+import openai from '../plugins/openai.js'
 import ops from '../plugins/ops.js'
 import tools from '../plugins/tools.js'
 import { fsSourceReader, type SourceReader } from './catalog/index.js'
@@ -61,6 +62,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
   await app.register(ops)
   await app.register(opal)
+  await app.register(openai)
   await app.register(tools)
   return app
 }

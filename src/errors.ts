@@ -12,6 +12,11 @@ export const errors = {
     404,
   ),
   profileUnknown: createError('TG_ERR_PROFILE_UNKNOWN', 'Unknown profile %s: use one of %s', 400),
+  serviceUnknown: createError(
+    'TG_ERR_SERVICE_UNKNOWN',
+    'Unknown service %s: use one of %s (as <name>.json)',
+    404,
+  ),
   toolNotFound: createError('TG_ERR_TOOL_NOT_FOUND', 'No tool %s: GET /discovery lists the tools', 404),
   toolBodyInvalid: createError(
     'TG_ERR_TOOL_BODY_INVALID',

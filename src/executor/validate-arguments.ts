@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import type { Tool } from '../catalog/types.js'
+import { repairArguments } from './repair-arguments.js'
 import type { Violation } from './types.js'
 
 // ajv-formats is CommonJS with a default export.
@@ -29,7 +30,7 @@ export function createArgumentValidator(): ArgumentValidator {
   }
   return {
     check(tool, args) {
-      const copy = structuredClone(args) as Record<string, unknown>
+      const copy = repairArguments(tool.inputSchema, structuredClone(args) as Record<string, unknown>)
       const validate = validatorFor(tool)
       if (!validate || validate(copy)) return { ok: true, arguments: copy }
       return { ok: false, violations: (validate.errors ?? []).map(toViolation) }

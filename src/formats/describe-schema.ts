@@ -10,6 +10,8 @@ export interface DescribeOptions {
   readonly enumValues: boolean
   /** Describe array items and object fields (formats that cannot nest schemas). */
   readonly structure: boolean
+  /** Mention format, bounds, pattern, examples, nullability (formats that drop those keywords). */
+  readonly constraints: boolean
 }
 
 /**
@@ -23,7 +25,7 @@ export function describeSchema(schema: JsonSchema, fallback: string, options: De
       ? schema.description.trim()
       : fallback
   const hints = schemaHints(schema, options)
-  return cutAtSentence([sentence(own), ...hints].join(' '), MAX_LENGTH)
+  return cutAtSentence([...(own ? [sentence(own)] : []), ...hints].join(' '), MAX_LENGTH)
 }
 
 function schemaHints(schema: JsonSchema, options: DescribeOptions): string[] {
@@ -31,12 +33,14 @@ function schemaHints(schema: JsonSchema, options: DescribeOptions): string[] {
   if (options.enumValues && Array.isArray(schema.enum)) hints.push(`One of: ${listValues(schema.enum)}.`)
   if (options.enumValues && schema.const !== undefined) hints.push(`Must be ${literal(schema.const)}.`)
   if (schema.default !== undefined) hints.push(`Default: ${literal(schema.default)}.`)
-  if (typeof schema.format === 'string') hints.push(`Format: ${schema.format}.`)
-  if (schema.contentEncoding === 'base64') hints.push('Base64-encoded.')
-  hints.push(...boundHints(schema))
-  if (isNullable(schema)) hints.push('May be null.')
-  if (Array.isArray(schema.examples) && schema.examples.length > 0)
-    hints.push(`Example: ${literal(schema.examples[0])}.`)
+  if (options.constraints) {
+    if (typeof schema.format === 'string') hints.push(`Format: ${schema.format}.`)
+    if (schema.contentEncoding === 'base64') hints.push('Base64-encoded.')
+    hints.push(...boundHints(schema))
+    if (isNullable(schema)) hints.push('May be null.')
+    if (Array.isArray(schema.examples) && schema.examples.length > 0)
+      hints.push(`Example: ${literal(schema.examples[0])}.`)
+  }
   if (options.structure) hints.push(...structureHints(schema))
   return hints
 }

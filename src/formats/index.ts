@@ -1,8 +1,16 @@
 import { type OpalOptions, renderOpalDiscovery } from './opal.js'
+import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
 export { type OpalDiscovery, type OpalOptions, renderOpalDiscovery } from './opal.js'
+export {
+  type ClaudeTool,
+  type OpenAITool,
+  renderClaudeTools,
+  renderOpenAITools,
+  viewTools,
+} from './openai.js'
 export {
   measureViews,
   renderViews,
@@ -22,5 +30,21 @@ export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
   return [
     { format: 'tools', render: renderToolList },
     { format: 'opal', render: (catalog, view) => renderOpalDiscovery(catalog, view, options.opal) },
+    {
+      format: 'openai',
+      render: (catalog, view) => renderOpenAITools(catalog, view),
+      renderService: (catalog, view, serviceId) => renderOpenAITools(catalog, view, { serviceId }),
+    },
+    {
+      format: 'openai-strict',
+      render: (catalog, view) => renderOpenAITools(catalog, view, { strict: true }),
+      renderService: (catalog, view, serviceId) =>
+        renderOpenAITools(catalog, view, { strict: true, serviceId }),
+    },
+    {
+      format: 'claude',
+      render: (catalog, view) => renderClaudeTools(catalog, view),
+      renderService: (catalog, view, serviceId) => renderClaudeTools(catalog, view, { serviceId }),
+    },
   ]
 }

@@ -94,7 +94,11 @@ function renderParameters(inputSchema: JsonSchema): OpalParameter[] {
     name,
     type: opalType(schema),
     // seed 000: no default/enum/examples/items keys — their information goes into the text.
-    description: describeSchema(schema, `The ${name} argument.`, { enumValues: true, structure: true }),
+    description: describeSchema(schema, `The ${name} argument.`, {
+      enumValues: true,
+      structure: true,
+      constraints: true,
+    }),
     required: required.has(name),
   }))
 }

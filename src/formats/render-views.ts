@@ -5,6 +5,8 @@ import { ServedDocument } from './served-document.js'
 export interface ViewRenderer {
   readonly format: string
   render(catalog: Catalog, viewName: string): unknown
+  /** Formats served per service too (`/openai/:service.json`). */
+  renderService?(catalog: Catalog, viewName: string, serviceId: string): unknown
 }
 
 export interface ServedSize {

@@ -1,0 +1,45 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { DISCOVER_VIEW } from '../src/catalog/index.js'
+import { errors } from '../src/errors.js'
+import { sendDocument } from './send-document.js'
+
+interface DocumentRoute {
+  Params: { '*'?: string }
+  Querystring: { profile?: string; strict?: string }
+}
+
+const querystring = {
+  type: 'object',
+  properties: {
+    profile: { type: 'string', minLength: 1, maxLength: 64 },
+    strict: { type: 'string', enum: ['true', 'false'] },
+  },
+}
+
+/**
+ * OpenAI and Anthropic tool documents (seed 002): every service at `/openai.json` and
+ * `/claude.json`, one service at `/openai/<id or alias>.json` (ids may hold dots, so the name is
+ * everything before the final `.json`). `?profile=` picks a view, `?strict=true` OpenAI's strict mode.
+ */
+export default async function openai(fastify: FastifyInstance) {
+  const serve = (family: 'openai' | 'claude', perService: boolean) =>
+    async function document(request: FastifyRequest<DocumentRoute>, reply: FastifyReply) {
+      const snapshot = fastify.catalogStore.current()
+      const view = request.query.profile ?? DISCOVER_VIEW
+      if (!snapshot.catalog.views[view]) {
+        throw new errors.profileUnknown(view, Object.keys(snapshot.catalog.views).join(', '))
+      }
+      const format = family === 'openai' && request.query.strict === 'true' ? 'openai-strict' : family
+      if (!perService) return sendDocument(request, reply, snapshot.documents[format]![view]!)
+      const name = (request.params['*'] ?? '').replace(/\.json$/, '')
+      const service = snapshot.findService(name)
+      if (!service || !(request.params['*'] ?? '').endsWith('.json')) {
+        throw new errors.serviceUnknown(name, snapshot.catalog.services.map((s) => s.alias).join(', '))
+      }
+      return sendDocument(request, reply, snapshot.serviceDocument(format, view, service.id)!)
+    }
+  fastify.get<DocumentRoute>('/openai.json', { schema: { querystring } }, serve('openai', false))
+  fastify.get<DocumentRoute>('/claude.json', { schema: { querystring } }, serve('claude', false))
+  fastify.get<DocumentRoute>('/openai/*', { schema: { querystring } }, serve('openai', true))
+  fastify.get<DocumentRoute>('/claude/*', { schema: { querystring } }, serve('claude', true))
+}

@@ -1,0 +1,252 @@
+import type { JsonSchema } from '../catalog/types.js'
+import { isRecord } from '../util/is-record.js'
+import { cutAtSentence, describeSchema, sentence, shape } from './describe-schema.js'
+
+/**
+ * Per-target rewrites of a tool's canonical input schema (SPEC §2: the published rules are met by
+ * transforming, never by dropping a tool). The canonical schema is already an object root with
+ * safe keys, items on every array and only `#/$defs` references (catalog).
+ */
+
+const MAX_PROPERTY_DESCRIPTION = 1_000
+/** OpenAI structured outputs: at most 10 levels of nesting (current documentation). */
+const STRICT_MAX_DEPTH = 10
+/** Anthropic rejects `$ref` in tool schemas; recursive definitions are unrolled this deep. */
+const CLAUDE_RECURSION_DEPTH = 2
+
+/** String formats OpenAI's strict mode accepts; others become words in the description. */
+const STRICT_FORMATS = new Set([
+  'date-time',
+  'time',
+  'date',
+  'duration',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'uuid',
+])
+/** Keywords OpenAI's strict converter rejects (openai SDK `toStrictJsonSchema`) or documents as unsupported. */
+const STRICT_DROPPED = new Set([
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
+  'patternProperties',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'contains',
+  'minContains',
+  'maxContains',
+  'minProperties',
+  'maxProperties',
+  'uniqueItems',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'default',
+  'examples',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'title',
+])
+
+type Schema = Record<string, unknown>
+
+/** Applies `fn` to every direct sub-schema (properties, items, combinators, $defs …). */
+export function mapSubschemas(schema: Schema, fn: (sub: Schema, key: string) => Schema): Schema {
+  const out: Schema = { ...schema }
+  for (const key of ['properties', '$defs', 'patternProperties', 'dependentSchemas'] as const) {
+    if (isRecord(schema[key])) {
+      out[key] = Object.fromEntries(
+        Object.entries(schema[key] as Schema).map(([k, v]) => [k, isRecord(v) ? fn(v, key) : v]),
+      )
+    }
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const) {
+    if (Array.isArray(schema[key]))
+      out[key] = (schema[key] as unknown[]).map((v) => (isRecord(v) ? fn(v, key) : v))
+  }
+  for (const key of [
+    'items',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+  ] as const) {
+    if (isRecord(schema[key])) out[key] = fn(schema[key] as Schema, key)
+  }
+  return out
+}
+
+/** Every property description carries its default (seed 002) and is cut at a sentence boundary. */
+function describeProperties(schema: Schema, keepDefault: boolean): Schema {
+  const rewritten = mapSubschemas(schema, (sub) => describeProperties(sub, keepDefault))
+  if (!isRecord(rewritten.properties)) return rewritten
+  rewritten.properties = Object.fromEntries(
+    Object.entries(rewritten.properties as Record<string, Schema>).map(([name, property]) => {
+      const withText: Schema = { ...property }
+      const description = describeSchema(property, '', {
+        enumValues: false,
+        structure: false,
+        constraints: false,
+      })
+      if (description !== '') withText.description = cutAtSentence(description, MAX_PROPERTY_DESCRIPTION)
+      if (!keepDefault) delete withText.default
+      return [name, withText]
+    }),
+  )
+  return rewritten
+}
+
+/** OpenAI, non-strict: the canonical schema with defaults in words (OpenAI does not list `default`). */
+export function openAISchema(inputSchema: JsonSchema): Schema {
+  return describeProperties(inputSchema as Schema, false)
+}
+
+/** Claude: defaults kept and described; recursive `$defs` unrolled, since Anthropic rejects `$ref`. */
+export function claudeSchema(inputSchema: JsonSchema): Schema {
+  const described = describeProperties(inputSchema as Schema, true)
+  const defs = (described.$defs ?? {}) as Record<string, Schema>
+  const { $defs: _, ...root } = described
+  return inlineRefs(root, defs, new Map())
+}
+
+function inlineRefs(schema: Schema, defs: Record<string, Schema>, depth: Map<string, number>): Schema {
+  const ref = schema.$ref
+  if (typeof ref === 'string' && ref.startsWith('#/$defs/')) {
+    const name = ref.slice('#/$defs/'.length)
+    const seen = depth.get(name) ?? 0
+    const { $ref: __, ...siblings } = schema
+    if (seen >= CLAUDE_RECURSION_DEPTH || !defs[name]) {
+      const note = `A ${name} (recursive; nesting deeper than this is not described).`
+      return {
+        type: 'object',
+        ...siblings,
+        description: siblings.description ? `${sentence(String(siblings.description))} ${note}` : note,
+      }
+    }
+    const next = new Map(depth).set(name, seen + 1)
+    return inlineRefs({ ...defs[name], ...siblings }, defs, next)
+  }
+  return mapSubschemas(schema, (sub) => inlineRefs(sub, defs, depth))
+}
+
+/**
+ * OpenAI strict mode: every object closed, every property required, optional ones nullable —
+ * and "Optional" said in words, so which arguments were optional is not lost. What strict mode
+ * cannot express (free-form maps, tuples, `allOf`, values of any type, nesting past 10 levels)
+ * becomes a string carrying JSON, which the executor decodes back (docs/executor.md).
+ */
+export function openAIStrictSchema(inputSchema: JsonSchema): Schema {
+  const described = describeProperties(inputSchema as Schema, false)
+  const defs = (described.$defs ?? {}) as Record<string, Schema>
+  const { $defs: _, ...root } = described
+  const strictRoot = strictObject(root, 0)
+  const strictDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, strictNode(def, 1)]))
+  return Object.keys(strictDefs).length > 0 ? { ...strictRoot, $defs: strictDefs } : strictRoot
+}
+
+function strictNode(schema: Schema, depth: number): Schema {
+  if (typeof schema.$ref === 'string')
+    return { $ref: schema.$ref, ...(schema.description ? { description: schema.description } : {}) }
+  if (depth > STRICT_MAX_DEPTH) return asJsonString(schema, 'nested deeper than strict mode allows')
+  const cleaned = dropUnsupported(schema)
+  if (Array.isArray(cleaned.oneOf) || Array.isArray(cleaned.anyOf)) {
+    const { oneOf, anyOf, ...rest } = cleaned
+    return { ...rest, anyOf: ((oneOf ?? anyOf) as Schema[]).map((branch) => strictNode(branch, depth + 1)) }
+  }
+  if (cleaned.allOf || cleaned.prefixItems)
+    return asJsonString(schema, 'a combination strict mode cannot describe')
+  const types = typesOf(cleaned)
+  if (types.length === 0) return asJsonString(schema, 'any JSON value')
+  if (types.includes('object')) {
+    if (!isRecord(cleaned.properties) || Object.keys(cleaned.properties).length === 0)
+      return asJsonString(schema, 'a free-form object')
+    return strictObject(cleaned, depth)
+  }
+  if (types.includes('array')) {
+    if (!isRecord(cleaned.items)) return asJsonString(schema, 'a list of any values')
+    return { ...cleaned, items: strictNode(cleaned.items as Schema, depth + 1) }
+  }
+  return cleaned
+}
+
+function strictObject(schema: Schema, depth: number): Schema {
+  const properties = (schema.properties ?? {}) as Record<string, Schema>
+  const required = new Set((schema.required as string[] | undefined) ?? [])
+  const strictProperties = Object.fromEntries(
+    Object.entries(properties).map(([name, property]) => {
+      const strict = strictNode(property, depth + 1)
+      return [name, required.has(name) ? strict : optional(strict)]
+    }),
+  )
+  const { required: __, additionalProperties: ___, ...rest } = dropUnsupported(schema)
+  return {
+    ...rest,
+    type: 'object',
+    properties: strictProperties,
+    required: Object.keys(properties),
+    additionalProperties: false,
+  }
+}
+
+/** An optional property in strict mode: nullable, and its description says null means "leave out". */
+function optional(schema: Schema): Schema {
+  const note = 'Optional: null leaves it out.'
+  const description = schema.description ? `${sentence(String(schema.description))} ${note}` : note
+  if (Array.isArray(schema.anyOf))
+    return { ...schema, description, anyOf: [...(schema.anyOf as Schema[]), { type: 'null' }] }
+  if (typeof schema.$ref === 'string')
+    return { anyOf: [{ $ref: schema.$ref }, { type: 'null' }], description }
+  const types = typesOf(schema)
+  const nullable: Schema = {
+    ...schema,
+    description,
+    type: types.includes('null') ? types : [...types, 'null'],
+  }
+  // A nullable enum must list null itself, or null fails the enum.
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) nullable.enum = [...schema.enum, null]
+  return nullable
+}
+
+function asJsonString(schema: Schema, why: string): Schema {
+  const own = typeof schema.description === 'string' ? `${sentence(schema.description)} ` : ''
+  return { type: 'string', description: `${own}JSON text of ${shape(schema)} (${why}).` }
+}
+
+function dropUnsupported(schema: Schema): Schema {
+  const out: Schema = {}
+  const hints: string[] = []
+  for (const [key, value] of Object.entries(schema)) {
+    if (STRICT_DROPPED.has(key)) continue
+    if (key === 'format' && !STRICT_FORMATS.has(String(value))) hints.push(`Format: ${String(value)}.`)
+    else out[key] = value
+  }
+  if (schema.default !== undefined && !String(schema.description ?? '').includes('Default:'))
+    hints.push(`Default: ${JSON.stringify(schema.default)}.`)
+  if (hints.length > 0)
+    out.description = [schema.description ? sentence(String(schema.description)) : '', ...hints]
+      .filter(Boolean)
+      .join(' ')
+  return out
+}
+
+function typesOf(schema: Schema): string[] {
+  if (typeof schema.type === 'string') return [schema.type]
+  if (Array.isArray(schema.type)) return schema.type as string[]
+  if (isRecord(schema.properties)) return ['object']
+  if (schema.items) return ['array']
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return [
+      ...new Set(schema.enum.map((v) => (v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v))),
+    ]
+  return []
+}
