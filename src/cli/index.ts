@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util'
 import { ConfigError, catalogOptions, loadConfig } from '../config/load-config.js'
 import { serve } from '../server.js'
 import { PACKAGE_VERSION } from '../version.js'
+import { DEFAULT_GEN_DIR, genCheck, genOpenAI } from './gen.js'
 import { lint } from './lint.js'
 
 const USAGE = `toolgate ${PACKAGE_VERSION} — OpenAPI descriptions as tools for AI agents
@@ -12,6 +13,11 @@ Usage:
   toolgate [serve]            start the gateway (PORT, HOST, SPECS_DIR, TOOLGATE_CONFIG …)
   toolgate lint [dir]         build the catalog of dir (default SPECS_DIR or ./specs), print its
                               problems; exit 1 on any error
+  toolgate gen openai [--specs dir] [--out dir]
+                              write <service>.json, <service>.claude.json, all.json and
+                              manifest.json (default out: generated/openai)
+  toolgate gen check [--specs dir] [--out dir]
+                              exit 1 when the generated files are stale
   toolgate --version | --help
 `
 
@@ -19,7 +25,12 @@ async function main(argv: readonly string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: [...argv],
     allowPositionals: true,
-    options: { help: { type: 'boolean', short: 'h' }, version: { type: 'boolean', short: 'v' } },
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+      specs: { type: 'string' },
+      out: { type: 'string' },
+    },
   })
   if (values.help) return print(USAGE, 0)
   if (values.version) return print(PACKAGE_VERSION, 0)
@@ -34,7 +45,27 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${line}\n`),
     )
   }
+  if (command === 'gen') return gen(rest[0], values.specs, values.out)
   return print(`toolgate: unknown command ${command}\n\n${USAGE}`, 2, process.stderr)
+}
+
+async function gen(
+  what: string | undefined,
+  specs: string | undefined,
+  out = DEFAULT_GEN_DIR,
+): Promise<number> {
+  const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
+  const dir = specs ?? config.specsDir
+  if (what === 'openai') {
+    const written = await genOpenAI(dir, out, catalogOptions(config))
+    return print(`wrote ${written.length} files to ${out}: ${written.join(', ')}`, 0)
+  }
+  if (what === 'check') {
+    const stale = await genCheck(dir, out, catalogOptions(config))
+    if (stale.length === 0) return print(`${out} is up to date with ${dir}`, 0)
+    return print(`${out} is stale — run npm run gen:openai:\n  ${stale.join('\n  ')}`, 1, process.stderr)
+  }
+  return print(`toolgate: gen takes openai or check\n\n${USAGE}`, 2, process.stderr)
 }
 
 function print(text: string, code: number, stream: NodeJS.WritableStream = process.stdout): number {

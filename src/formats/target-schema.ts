@@ -89,6 +89,7 @@ export function mapSubschemas(schema: Schema, fn: (sub: Schema, key: string) => 
 /** Every property description carries its default (seed 002) and is cut at a sentence boundary. */
 function describeProperties(schema: Schema, keepDefault: boolean): Schema {
   const rewritten = mapSubschemas(schema, (sub) => describeProperties(sub, keepDefault))
+  if (!keepDefault) moveDefaultIntoDescription(rewritten)
   if (!isRecord(rewritten.properties)) return rewritten
   rewritten.properties = Object.fromEntries(
     Object.entries(rewritten.properties as Record<string, Schema>).map(([name, property]) => {
@@ -104,6 +105,15 @@ function describeProperties(schema: Schema, keepDefault: boolean): Schema {
     }),
   )
   return rewritten
+}
+
+/** A default anywhere (array items, branches) said in words and removed, where OpenAI would not take it. */
+function moveDefaultIntoDescription(schema: Schema): void {
+  if (schema.default === undefined) return
+  const said = `Default: ${typeof schema.default === 'string' ? schema.default : JSON.stringify(schema.default)}.`
+  const own = typeof schema.description === 'string' ? schema.description : ''
+  if (!own.includes(said)) schema.description = own ? `${sentence(own)} ${said}` : said
+  delete schema.default
 }
 
 /** OpenAI, non-strict: the canonical schema with defaults in words (OpenAI does not list `default`). */
@@ -154,22 +164,32 @@ export function openAIStrictSchema(inputSchema: JsonSchema): Schema {
   return Object.keys(strictDefs).length > 0 ? { ...strictRoot, $defs: strictDefs } : strictRoot
 }
 
+/** `depth` counts container hops from the root (properties, items), as strict mode's nesting limit does. */
 function strictNode(schema: Schema, depth: number): Schema {
-  if (typeof schema.$ref === 'string')
+  if (typeof schema.$ref === 'string') {
     return { $ref: schema.$ref, ...(schema.description ? { description: schema.description } : {}) }
-  if (depth > STRICT_MAX_DEPTH) return asJsonString(schema, 'nested deeper than strict mode allows')
+  }
   const cleaned = dropUnsupported(schema)
+  const types = typesOf(cleaned)
+  const container =
+    types.includes('object') || types.includes('array') || cleaned.oneOf || cleaned.anyOf || cleaned.allOf
+  if (container && depth > STRICT_MAX_DEPTH)
+    return asJsonString(schema, 'nested deeper than strict mode allows')
   if (Array.isArray(cleaned.oneOf) || Array.isArray(cleaned.anyOf)) {
-    const { oneOf, anyOf, ...rest } = cleaned
-    return { ...rest, anyOf: ((oneOf ?? anyOf) as Schema[]).map((branch) => strictNode(branch, depth + 1)) }
+    const { oneOf, anyOf, type: _, ...rest } = cleaned
+    // Alternatives beside other structure (properties, allOf) are more than anyOf can say.
+    if (Object.keys(rest).some((key) => key !== 'description' && key !== 'title')) {
+      return asJsonString(schema, 'alternatives combined with other structure')
+    }
+    return { ...rest, anyOf: ((oneOf ?? anyOf) as Schema[]).map((branch) => strictNode(branch, depth)) }
   }
   if (cleaned.allOf || cleaned.prefixItems)
     return asJsonString(schema, 'a combination strict mode cannot describe')
-  const types = typesOf(cleaned)
   if (types.length === 0) return asJsonString(schema, 'any JSON value')
   if (types.includes('object')) {
-    if (!isRecord(cleaned.properties) || Object.keys(cleaned.properties).length === 0)
+    if (!isRecord(cleaned.properties) || Object.keys(cleaned.properties).length === 0) {
       return asJsonString(schema, 'a free-form object')
+    }
     return strictObject(cleaned, depth)
   }
   if (types.includes('array')) {
