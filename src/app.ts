@@ -9,6 +9,7 @@ import Fastify, {
 import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
+import mcp from '../plugins/mcp.js'
 import opal from '../plugins/opal.js'
 import openai from '../plugins/openai.js'
 import ops from '../plugins/ops.js'
@@ -64,6 +65,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(opal)
   await app.register(openai)
   await app.register(tools)
+  await app.register(mcp)
   return app
 }
 

@@ -1,8 +1,10 @@
+import { renderMcpTools } from './mcp.js'
 import { type OpalOptions, renderOpalDiscovery } from './opal.js'
 import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
+export { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from './mcp.js'
 export { type OpalDiscovery, type OpalOptions, renderOpalDiscovery } from './opal.js'
 export {
   type ClaudeTool,
@@ -46,5 +48,6 @@ export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
       render: (catalog, view) => renderClaudeTools(catalog, view),
       renderService: (catalog, view, serviceId) => renderClaudeTools(catalog, view, { serviceId }),
     },
+    { format: 'mcp', render: renderMcpTools },
   ]
 }
