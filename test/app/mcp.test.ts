@@ -163,6 +163,36 @@ describe('MCP over raw HTTP', () => {
     assert.deepEqual(answer.json(), { jsonrpc: '2.0', id: 1, result: {} })
   })
 
+  test('initialize echoes every revision the official SDK supports; an unknown one gets the latest', async (t) => {
+    const app = await testApp(t)
+    for (const version of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers,
+        payload: {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+        },
+      })
+      assert.equal(res.json().result.protocolVersion, version)
+    }
+    const future = await app.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers,
+      payload: {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2099-01-01', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      },
+    })
+    assert.equal(future.json().result.protocolVersion, '2025-11-25')
+  })
+
   test('an unknown profile is refused', async (t) => {
     const app = await testApp(t)
     const res = await app.inject({
