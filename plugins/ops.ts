@@ -16,9 +16,21 @@ async function ops(fastify: FastifyInstance) {
 
   fastify.get('/health', async () => ({ status: 'ok' }))
 
+  // Redis down is reported, not failed: discovery and tool calls work without sessions, and failing
+  // readiness on every replica at once would turn a session outage into a total one (SPEC §5).
   fastify.get('/ready', async () => {
     const { catalog, loadedAt } = fastify.catalogStore.current()
-    return { status: 'ready', catalogVersion: catalog.version, loadedAt, tools: catalog.tools.length }
+    const sessions = {
+      store: fastify.sessionStoreKind,
+      status: (await fastify.sessions.health()) === 'ok' ? 'ok' : 'degraded',
+    }
+    return {
+      status: 'ready',
+      catalogVersion: catalog.version,
+      loadedAt,
+      tools: catalog.tools.length,
+      sessions,
+    }
   })
 
   fastify.get('/version', async () => {
@@ -37,4 +49,4 @@ async function ops(fastify: FastifyInstance) {
   )
 }
 
-export default fp(ops, { name: 'ops', dependencies: ['catalog-store'] })
+export default fp(ops, { name: 'ops', dependencies: ['catalog-store', 'sessions'] })

@@ -9,10 +9,12 @@ import Fastify, {
 import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
+import manifest from '../plugins/manifest.js'
 import mcp from '../plugins/mcp.js'
 import opal from '../plugins/opal.js'
 import openai from '../plugins/openai.js'
 import ops from '../plugins/ops.js'
+import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
 import { fsSourceReader, type SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
@@ -48,6 +50,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // `/discovery/` must answer like `/discovery` (Opal registration with a trailing slash); tool
     // IDs such as `k8s:get:/api/v1/namespaces/{namespace}/pods` are long path parameters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    // Unknown keys in a request body are an error the caller should see, not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
       return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
@@ -61,11 +65,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(configPlugin, { config })
   await app.register(cors)
   await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
+  await app.register(sessions)
   await app.register(ops)
   await app.register(opal)
   await app.register(openai)
   await app.register(tools)
   await app.register(mcp)
+  await app.register(manifest)
   return app
 }
 

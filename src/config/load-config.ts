@@ -4,7 +4,7 @@ import { parse } from 'yaml'
 import type { CatalogOptions } from '../catalog/options.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
-import { resolveCredentials, type ServiceCredentials } from './secrets.js'
+import { resolveCredentials, resolveSecretOrReport, type Secret, type ServiceCredentials } from './secrets.js'
 
 export interface GatewayConfig {
   readonly port: number
@@ -24,6 +24,9 @@ export interface GatewayConfig {
   readonly file: FileConfig
   /** Resolved upstream credentials; every value prints as [redacted]. */
   readonly credentials: ServiceCredentials
+  readonly redisKeyPrefix: string
+  /** Bearer token that POST /api/sessions requires; unset in production means sessions cannot be created. */
+  readonly sessionCreateToken?: Secret
 }
 
 /** A configuration that cannot start the gateway; the message names every bad variable or key. */
@@ -57,6 +60,14 @@ export async function loadConfig(
     ])
   }
   const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
+  const createToken = file.sessions?.createToken
+    ? await resolveSecretOrReport(
+        file.sessions.createToken,
+        { env: rawEnv, readText },
+        'sessions.createToken',
+        problems,
+      )
+    : undefined
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
@@ -74,6 +85,8 @@ export async function loadConfig(
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file,
     credentials,
+    redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
+    ...(createToken ? { sessionCreateToken: createToken } : {}),
   })
 }
 

@@ -27,6 +27,9 @@ export const EnvSchema = Type.Object({
     Type.Integer({ minimum: 0, maximum: 600_000, description: 'ms to keep serving after SIGTERM' }),
   ),
   NODE_ENV: Type.Optional(Type.String()),
+  REDIS_KEY_PREFIX: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: 'prefix of every Redis key (toolgate:)' }),
+  ),
   EXAMPLE_UPSTREAM: Type.Optional(
     Type.String({
       enum: ['auto', 'on', 'off'],
@@ -146,6 +149,13 @@ const UpstreamSchema = Type.Object(
   { additionalProperties: false },
 )
 
+const SessionsSchema = Type.Object(
+  {
+    createToken: Type.Optional(SecretSource),
+  },
+  { additionalProperties: false },
+)
+
 const OpalSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
@@ -162,6 +172,7 @@ export const FileConfigSchema = Type.Object(
     policies: Type.Optional(Type.Array(PolicySchema)),
     upstream: Type.Optional(UpstreamSchema),
     opal: Type.Optional(OpalSchema),
+    sessions: Type.Optional(SessionsSchema),
   },
   { additionalProperties: false },
 )

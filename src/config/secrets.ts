@@ -78,6 +78,21 @@ async function resolveCredential(
   return { kind: 'secret', secret: await resolveSecret(config, context, where) }
 }
 
+/** One secret by its source; a failure is added to `problems` (named by `where`) instead of thrown. */
+export async function resolveSecretOrReport(
+  source: SecretSourceConfig,
+  context: SecretContext,
+  where: string,
+  problems: string[],
+): Promise<Secret | undefined> {
+  try {
+    return await resolveSecret(source, context, where)
+  } catch (err) {
+    problems.push((err as Error).message)
+    return undefined
+  }
+}
+
 async function resolveSecret(
   source: SecretSourceConfig,
   context: SecretContext,

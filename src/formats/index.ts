@@ -4,6 +4,12 @@ import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
+export {
+  LATEST_MANIFEST_VERSION,
+  MANIFEST_VERSIONS,
+  type ManifestVersion,
+  renderManifest,
+} from './manifest.js'
 export { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from './mcp.js'
 export { type OpalDiscovery, type OpalOptions, renderOpalDiscovery } from './opal.js'
 export {

@@ -1,0 +1,176 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { maxSatisfying, validRange } from 'semver'
+import type { Catalog } from '../src/catalog/types.js'
+import {
+  LATEST_MANIFEST_VERSION,
+  MANIFEST_VERSIONS,
+  type ManifestVersion,
+  renderManifest,
+  ServedDocument,
+} from '../src/formats/index.js'
+import { SESSION_CODE_PATTERN, type Session, SessionStoreUnavailable } from '../src/sessions/types.js'
+import { sendDocument } from './send-document.js'
+
+/** seed 001's error bodies, exactly. */
+const ERRORS = {
+  badCode: { error: 'Invalid session code format' },
+  unknown: { error: 'Session not found or invalid' },
+  expired: { error: 'Session expired' },
+  method: { error: 'Method not allowed' },
+  internal: { error: 'Internal server error' },
+} as const
+
+const RETRY_AFTER_SECONDS = '5'
+
+interface CodeRoute {
+  Params: { code: string }
+}
+interface CodeQuery {
+  Querystring: { code?: string }
+}
+interface CreateRoute {
+  Body: { profile?: string; ttlSeconds?: number } | undefined
+}
+
+/** Manifests rendered once per catalog version, view and manifest version. */
+const manifests = new WeakMap<Catalog, Map<string, ServedDocument>>()
+
+function manifestDocument(catalog: Catalog, view: string, version: ManifestVersion): ServedDocument {
+  let byKey = manifests.get(catalog)
+  if (!byKey) {
+    byKey = new Map()
+    manifests.set(catalog, byKey)
+  }
+  const key = `${view}\u0000${version}`
+  let document = byKey.get(key)
+  if (!document) {
+    document = new ServedDocument(renderManifest(catalog, view, version))
+    byKey.set(key, document)
+  }
+  return document
+}
+
+/** `Accept-Version`: absent → latest; an exact version or a semver range (`1`, `1.x`, `^1.0.0`) → highest match. */
+export function negotiateVersion(header: string | undefined): ManifestVersion | undefined {
+  if (header === undefined || header.trim() === '') return LATEST_MANIFEST_VERSION
+  if (validRange(header.trim()) === null) return undefined
+  return (maxSatisfying([...MANIFEST_VERSIONS], header.trim()) ?? undefined) as ManifestVersion | undefined
+}
+
+/**
+ * Sessions (SPEC §2) and the session-scoped tool manifest (seed 001): status codes, bodies and
+ * headers as the seed shows them; the same manifest at /api/metadata?code= (CODAP-mcp's real path).
+ */
+export default async function manifest(fastify: FastifyInstance) {
+  const { config } = fastify
+  // seed 001's 500 body, and 503 with Retry-After while the session store is away.
+  fastify.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof SessionStoreUnavailable) {
+      request.log.warn({ err: error.message }, 'session store unavailable')
+      return reply.code(503).header('Retry-After', RETRY_AFTER_SECONDS).send({
+        error: 'Session store unavailable',
+        detail: 'Redis does not answer; discovery and tool calls still work. Retry shortly.',
+      })
+    }
+    if (error.validation) return reply.code(400).send({ error: error.message })
+    request.log.error({ err: error }, 'session route failed')
+    return reply.code(500).send(ERRORS.internal)
+  })
+
+  fastify.post<CreateRoute>(
+    '/api/sessions',
+    {
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            profile: { type: 'string', minLength: 1, maxLength: 64 },
+            ttlSeconds: { type: 'integer', minimum: 1, maximum: config.sessionMaxTtlSeconds },
+          },
+        },
+      },
+    },
+    async (request, reply) => {
+      const refused = checkCreateToken(request, config.production, config.sessionCreateToken?.reveal())
+      if (refused) return reply.code(refused.status).send({ error: refused.error })
+      const { catalog } = fastify.catalogStore.current()
+      const profile = request.body?.profile ?? 'discover'
+      if (!catalog.views[profile]) {
+        return reply
+          .code(400)
+          .send({ error: `Unknown profile ${profile}: use one of ${Object.keys(catalog.views).join(', ')}` })
+      }
+      const session = await fastify.sessions.create({
+        profile,
+        ttlSeconds: request.body?.ttlSeconds ?? config.sessionTtlSeconds,
+      })
+      return reply.code(201).send(session)
+    },
+  )
+
+  fastify.delete<CodeRoute>('/api/sessions/:code', async (request, reply) => {
+    if (!SESSION_CODE_PATTERN.test(request.params.code)) return reply.code(400).send(ERRORS.badCode)
+    const deleted = await fastify.sessions.delete(request.params.code)
+    return deleted ? reply.code(204).send() : reply.code(401).send(ERRORS.unknown)
+  })
+
+  const serve = async (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
+    if (!code || !SESSION_CODE_PATTERN.test(code)) return reply.code(400).send(ERRORS.badCode)
+    const requested = request.headers['accept-version']
+    const version = negotiateVersion(typeof requested === 'string' ? requested : undefined)
+    if (!version) {
+      return reply.code(406).send({
+        error: 'Unsupported version',
+        requestedVersion: requested,
+        supportedVersions: [...MANIFEST_VERSIONS],
+      })
+    }
+    const session = await fastify.sessions.get(code)
+    const { catalog } = fastify.catalogStore.current()
+    const verdict = checkSession(session, new Date(), catalog)
+    if (verdict) return reply.code(verdict === 'expired' ? 403 : 401).send(ERRORS[verdict])
+    reply.header('API-Version', version)
+    reply.header('Tool-Manifest-Version', version)
+    reply.header('Supported-Versions', MANIFEST_VERSIONS.join(', '))
+    return sendDocument(request, reply, manifestDocument(catalog, session!.profile, version))
+  }
+  fastify.get<CodeRoute>('/api/sessions/:code/metadata', (request, reply) =>
+    serve(request.params.code, request, reply),
+  )
+  fastify.get<CodeQuery>('/api/metadata', (request, reply) => serve(request.query.code, request, reply))
+  const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).header('Allow', 'GET, OPTIONS').send(ERRORS.method)
+  for (const url of ['/api/sessions/:code/metadata', '/api/metadata']) {
+    fastify.route({ method: ['POST', 'PUT', 'PATCH', 'DELETE'], url, handler: notAllowed })
+  }
+}
+
+/** 401 unknown, 403 expired (within the grace period), or undefined when the session serves. */
+function checkSession(
+  session: Session | undefined,
+  now: Date,
+  catalog: Catalog,
+): 'unknown' | 'expired' | undefined {
+  if (!session || !catalog.views[session.profile]) return 'unknown'
+  return Date.parse(session.expiresAt) <= now.getTime() ? 'expired' : undefined
+}
+
+/**
+ * Who may create sessions: anyone in development; in production only a caller with the configured
+ * token (sessions.createToken) — and nobody while none is configured.
+ */
+function checkCreateToken(request: FastifyRequest, production: boolean, token: string | undefined) {
+  const header = request.headers.authorization
+  const sent = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : undefined
+  if (token !== undefined) {
+    return sent === token
+      ? undefined
+      : { status: 401, error: 'Creating a session needs Authorization: Bearer <sessions.createToken>' }
+  }
+  if (!production) return undefined
+  return {
+    status: 403,
+    error: 'Session creation is closed in production until sessions.createToken is configured',
+  }
+}

@@ -1,0 +1,43 @@
+import fastifyRedis from '@fastify/redis'
+import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
+import { createMemorySessionStore } from '../src/sessions/memory.js'
+import { createRedisSessionStore, REDIS_CLIENT_OPTIONS } from '../src/sessions/redis.js'
+import type { SessionStore } from '../src/sessions/types.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessions: SessionStore
+    sessionStoreKind: 'memory' | 'redis'
+  }
+}
+
+/**
+ * The session store: Redis through @fastify/redis when REDIS_URL is set (boot waits for it: a
+ * configured dependency that is down fails the start), else the embedded memory store.
+ */
+export default fp(
+  async function sessions(fastify) {
+    const { redisUrl, redisKeyPrefix } = fastify.config
+    if (!redisUrl) {
+      const store = createMemorySessionStore()
+      fastify.decorate('sessions', store)
+      fastify.decorate('sessionStoreKind', 'memory' as const)
+      fastify.addHook('onClose', () => store.close())
+      return
+    }
+    const client = new Redis(redisUrl, REDIS_CLIENT_OPTIONS)
+    // Connection errors while Redis is away are expected: requests answer 503 until it returns.
+    client.on('error', (err: Error) => fastify.log.warn({ err: err.message }, 'redis connection error'))
+    // Closing is ours: QUIT cannot be sent while Redis is away (no offline queue), and a client
+    // left reconnecting would keep a shutting-down process alive.
+    fastify.addHook('onClose', async () => {
+      if (client.status === 'ready') await client.quit().catch(() => client.disconnect())
+      else client.disconnect()
+    })
+    await fastify.register(fastifyRedis, { client, closeClient: false })
+    fastify.decorate('sessions', createRedisSessionStore(fastify.redis, { prefix: redisKeyPrefix }))
+    fastify.decorate('sessionStoreKind', 'redis' as const)
+  },
+  { name: 'sessions', dependencies: ['config'] },
+)

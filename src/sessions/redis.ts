@@ -1,0 +1,67 @@
+import type { Redis } from 'ioredis'
+import {
+  EXPIRED_GRACE_SECONDS,
+  newSessionCode,
+  type Session,
+  type SessionStore,
+  SessionStoreUnavailable,
+  sessionFrom,
+} from './types.js'
+
+export interface RedisStoreOptions {
+  /** Key prefix: `toolgate:` in production, one per test run. */
+  readonly prefix: string
+  readonly now?: () => Date
+  readonly graceSeconds?: number
+}
+
+/**
+ * Sessions in Redis, shared by every replica and surviving restarts. Each key expires with its
+ * grace period (PX), so Redis forgets sessions by itself. The client is configured with a short
+ * command timeout and no offline queue: a Redis outage is a quick SessionStoreUnavailable, never a hang.
+ */
+export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions): SessionStore {
+  const now = options.now ?? (() => new Date())
+  const graceMs = (options.graceSeconds ?? EXPIRED_GRACE_SECONDS) * 1000
+  const key = (code: string) => `${options.prefix}session:${code}`
+  const guarded = async <T>(operation: () => Promise<T>): Promise<T> => {
+    try {
+      return await operation()
+    } catch (err) {
+      throw new SessionStoreUnavailable((err as Error).message)
+    }
+  }
+  return {
+    create: (input) =>
+      guarded(async () => {
+        const session = sessionFrom(input, now(), newSessionCode())
+        const keepMs = Date.parse(session.expiresAt) - now().getTime() + graceMs
+        await redis.set(key(session.code), JSON.stringify(session), 'PX', keepMs, 'NX')
+        return session
+      }),
+    get: (code) =>
+      guarded(async () => {
+        const stored = await redis.get(key(code))
+        return stored === null ? undefined : (JSON.parse(stored) as Session)
+      }),
+    delete: (code) => guarded(async () => (await redis.del(key(code))) > 0),
+    async health() {
+      try {
+        await redis.ping()
+        return 'ok'
+      } catch {
+        return 'unavailable'
+      }
+    },
+    async close() {},
+  }
+}
+
+/** ioredis options for the request path (SPEC §5 "Redis is never a hang"). */
+export const REDIS_CLIENT_OPTIONS = {
+  commandTimeout: 500, // ms: a command that takes longer fails the request with a 503
+  connectTimeout: 2_000,
+  maxRetriesPerRequest: 1,
+  enableOfflineQueue: false, // while disconnected, commands fail at once instead of queueing
+  retryStrategy: (attempt: number) => Math.min(attempt * 200, 2_000), // keep reconnecting, forever
+} as const
