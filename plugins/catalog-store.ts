@@ -2,7 +2,12 @@ import fp from 'fastify-plugin'
 import {
   type Catalog,
   type CatalogOptions,
+  fetchRemoteTools,
+  type LoadedRemote,
   loadCatalog,
+  type Problem,
+  RemoteSourceError,
+  type RemoteSourceOptions,
   type Service,
   type SourceReader,
   type Tool,
@@ -56,7 +61,42 @@ export interface CatalogStoreDeps {
   readonly reader: SourceReader
   readonly options: CatalogOptions
   readonly render: RenderOptions
+  readonly remoteSources?: readonly RemoteSourceOptions[]
   readonly now?: () => Date
+}
+
+/**
+ * Queries every remote source (seed 004). A required one that fails stops the start with its
+ * message; an optional one is reported as a failed source with the error, and the rest serve.
+ */
+export async function loadRemoteSources(sources: readonly RemoteSourceOptions[]) {
+  const results = await Promise.all(
+    sources.map(async (source) => {
+      try {
+        return { source, tools: await fetchRemoteTools(source) }
+      } catch (err) {
+        if (source.required || !(err instanceof RemoteSourceError)) throw err
+        return { source, error: (err as Error).message }
+      }
+    }),
+  )
+  const remotes: LoadedRemote[] = []
+  const failed: string[] = []
+  const problems: Problem[] = []
+  for (const result of results) {
+    if ('tools' in result && result.tools) remotes.push({ source: result.source, tools: result.tools })
+    else {
+      failed.push(`remote:${result.source.id}`)
+      problems.push({
+        code: 'remote-source-failed',
+        severity: 'error',
+        file: `remote:${result.source.id}`,
+        pointer: '',
+        message: result.error ?? '',
+      })
+    }
+  }
+  return { remotes, failed, problems }
 }
 
 export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOptions): CatalogSnapshot {
@@ -99,8 +139,9 @@ export function buildSnapshot(catalog: Catalog, loadedAt: Date, render: RenderOp
 
 export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
   const now = deps.now ?? (() => new Date())
+  const remote = await loadRemoteSources(deps.remoteSources ?? [])
   const snapshot = buildSnapshot(
-    await loadCatalog(deps.specsDir, deps.reader, deps.options),
+    await loadCatalog(deps.specsDir, deps.reader, deps.options, remote),
     now(),
     deps.render,
   )
@@ -136,6 +177,7 @@ export default fp<CatalogStorePluginOptions>(
       reader: opts.reader,
       options: catalogOptions(fastify.config),
       render: renderOptions(fastify.config),
+      remoteSources: fastify.config.remoteSources,
     })
     const { catalog } = store.current()
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')

@@ -63,6 +63,21 @@ export const errors = {
     'Upstream %s answered tool %s with more than %d bytes: narrow the request',
     502,
   ),
+  remoteAuthFailed: createError(
+    'TG_ERR_REMOTE_AUTH_FAILED',
+    'The remote source refused the call of %s: %s. Check remoteSources[].token and its scopes',
+    401,
+  ),
+  remoteMethodNotFound: createError(
+    'TG_ERR_REMOTE_METHOD_NOT_FOUND',
+    'The remote source has no method for %s (%s): it may be hidden from this token; reload the catalog',
+    404,
+  ),
+  remoteError: createError(
+    'TG_ERR_REMOTE_ERROR',
+    'The remote source failed %s with JSON-RPC error %d: %s',
+    502,
+  ),
   internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const
 

@@ -3,15 +3,19 @@ import { deepFreeze } from '../util/deep-freeze.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
+import { deriveRemoteService } from './derive-remote.js'
 import { deriveService, type ToolDraft } from './derive-service.js'
 import type { LoadedSource } from './load-sources.js'
 import type { CatalogOptions, PolicyRule } from './options.js'
 import { createProblemSink, hasErrors, type ProblemSink } from './problems.js'
+import type { LoadedRemote } from './remote-source.js'
 import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
 import { assignWireNames } from './wire-name.js'
 
 export interface CatalogInput {
   readonly sources: readonly LoadedSource[]
+  /** Remote tool sources that answered (seed 004); each becomes a service. */
+  readonly remotes?: readonly LoadedRemote[]
   /** Files that failed to load; they are listed in the source reports. */
   readonly failed?: readonly string[]
   /** Problems found while loading. */
@@ -42,6 +46,21 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
       failed.add(source.sourceId)
       continue
     }
+    services.push(derived.service)
+    drafts.push(...derived.tools)
+  }
+  for (const remote of input.remotes ?? []) {
+    const sink = createProblemSink(`remote:${remote.source.id}`, problems)
+    if (services.some((service) => service.id === remote.source.id)) {
+      sink.error(
+        'service-id-duplicate',
+        '',
+        `service id ${remote.source.id} is already taken by a spec file; give the remote source another id`,
+      )
+      failed.add(`remote:${remote.source.id}`)
+      continue
+    }
+    const derived = deriveRemoteService(remote, sink)
     services.push(derived.service)
     drafts.push(...derived.tools)
   }
@@ -163,14 +182,16 @@ function sourceReports(
   problems: readonly Problem[],
 ): SourceReport[] {
   const loaded = new Map(input.sources.map((source) => [source.sourceId, source]))
-  const ids = [...new Set([...loaded.keys(), ...(input.failed ?? [])])].sort()
+  const remotes = new Set((input.remotes ?? []).map((remote) => `remote:${remote.source.id}`))
+  const ids = [...new Set([...loaded.keys(), ...remotes, ...(input.failed ?? [])])].sort()
   return ids.map((sourceId) => {
     const source = loaded.get(sourceId)
     const own = problems.filter((problem) => problem.file === sourceId)
     const count = source?.kind === 'arazzo' ? workflows : tools
+    const kind = source?.kind ?? (sourceId.startsWith('remote:') ? 'remote' : 'unknown')
     return {
       sourceId,
-      kind: source?.kind ?? 'unknown',
+      kind,
       ...(source ? { format: source.format } : {}),
       status: failed.has(sourceId) ? 'failed' : 'ok',
       tools: failed.has(sourceId) ? 0 : count.filter((item) => item.sourceId === sourceId).length,

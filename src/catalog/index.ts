@@ -1,14 +1,22 @@
-import { buildCatalog } from './build-catalog.js'
+import { buildCatalog, type CatalogInput } from './build-catalog.js'
 import { loadSpecsDirectory, type SourceReader } from './load-sources.js'
 import type { CatalogOptions } from './options.js'
 import type { Catalog } from './types.js'
 
 export { buildCatalog, type CatalogInput } from './build-catalog.js'
 export { DISCOVER_VIEW } from './build-views.js'
+export { REMOTE_TOKEN_SCHEME } from './derive-remote.js'
 export { fsSourceReader } from './fs-reader.js'
 export { type LoadedSource, type LoadResult, loadSpecsDirectory, type SourceReader } from './load-sources.js'
 export type { CatalogOptions, PolicyRule, ProfileOptions, ServiceOptions } from './options.js'
 export { PROBLEM_CODES, type ProblemCode } from './problems.js'
+export {
+  fetchRemoteTools,
+  type LoadedRemote,
+  RemoteSourceError,
+  type RemoteSourceOptions,
+  type RemoteTool,
+} from './remote-source.js'
 export type * from './types.js'
 
 /** Loads a specs directory and builds its catalog in one call. */
@@ -16,6 +24,16 @@ export async function loadCatalog(
   dir: string,
   reader: SourceReader,
   options: CatalogOptions = {},
+  remote: Pick<CatalogInput, 'remotes' | 'failed' | 'problems'> = {},
 ): Promise<Catalog> {
-  return buildCatalog(await loadSpecsDirectory(dir, reader), options)
+  const loaded = await loadSpecsDirectory(dir, reader)
+  return buildCatalog(
+    {
+      ...loaded,
+      remotes: remote.remotes ?? [],
+      failed: [...loaded.failed, ...(remote.failed ?? [])],
+      problems: [...loaded.problems, ...(remote.problems ?? [])],
+    },
+    options,
+  )
 }

@@ -167,6 +167,8 @@ export interface Tool {
   /** Where the operation stands in its source. */
   readonly sourceId: string
   readonly pointer: string
+  /** Set for tools of a remote source (seed 004): how they are called. */
+  readonly remote?: { readonly protocol: 'http' | 'jsonrpc'; readonly name: string }
 }
 
 export interface View {
@@ -195,7 +197,7 @@ export interface Workflow {
 
 export interface SourceReport {
   readonly sourceId: string
-  readonly kind: 'openapi' | 'arazzo' | 'unknown'
+  readonly kind: 'openapi' | 'arazzo' | 'remote' | 'unknown'
   /** e.g. "openapi 3.1.0", "swagger 2.0", "arazzo 1.0.1". */
   readonly format?: string
   readonly status: 'ok' | 'failed'

@@ -1,10 +1,18 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
+import { REMOTE_TOKEN_SCHEME } from '../catalog/derive-remote.js'
 import type { CatalogOptions } from '../catalog/options.js'
+import type { RemoteSourceOptions } from '../catalog/remote-source.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
-import { resolveCredentials, resolveSecretOrReport, type Secret, type ServiceCredentials } from './secrets.js'
+import {
+  type Credential,
+  resolveCredentials,
+  resolveSecretOrReport,
+  type Secret,
+  type ServiceCredentials,
+} from './secrets.js'
 
 export interface GatewayConfig {
   readonly port: number
@@ -27,6 +35,8 @@ export interface GatewayConfig {
   readonly redisKeyPrefix: string
   /** Bearer token that POST /api/sessions requires; unset in production means sessions cannot be created. */
   readonly sessionCreateToken?: Secret
+  /** Remote tool sources (seed 004), tokens resolved. */
+  readonly remoteSources: readonly RemoteSourceOptions[]
 }
 
 /** A configuration that cannot start the gateway; the message names every bad variable or key. */
@@ -68,6 +78,27 @@ export async function loadConfig(
         problems,
       )
     : undefined
+  const remoteSources: RemoteSourceOptions[] = []
+  const allCredentials: Record<string, Record<string, Credential>> = { ...credentials }
+  for (const [index, remote] of (file.remoteSources ?? []).entries()) {
+    const where = `remoteSources[${index}] (${remote.id})`
+    const token = remote.token
+      ? await resolveSecretOrReport(remote.token, { env: rawEnv, readText }, `${where}.token`, problems)
+      : undefined
+    remoteSources.push({
+      id: remote.id,
+      ...(remote.alias ? { alias: remote.alias } : {}),
+      baseUrl: remote.baseUrl,
+      format: (remote.format ?? 'tools-list') as RemoteSourceOptions['format'],
+      ...(token ? { token } : {}),
+      required: remote.required ?? true,
+    })
+    if (token)
+      allCredentials[remote.id] = {
+        ...allCredentials[remote.id],
+        [REMOTE_TOKEN_SCHEME]: { kind: 'secret', secret: token },
+      }
+  }
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
@@ -84,7 +115,8 @@ export async function loadConfig(
     production,
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file,
-    credentials,
+    credentials: allCredentials,
+    remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
     ...(createToken ? { sessionCreateToken: createToken } : {}),
   })

@@ -156,6 +156,20 @@ const SessionsSchema = Type.Object(
   { additionalProperties: false },
 )
 
+const RemoteSourceSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$', description: 'the service id its tools get' }),
+    alias: Type.Optional(Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,40}$' })),
+    baseUrl: Type.String({ pattern: '^https?://' }),
+    format: Type.Optional(Type.String({ enum: ['tools-list', 'jsonrpc-mcp'] })),
+    token: Type.Optional(SecretSource),
+    required: Type.Optional(
+      Type.Boolean({ description: 'a failing required source stops the start (default true)' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const OpalSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
@@ -173,6 +187,7 @@ export const FileConfigSchema = Type.Object(
     upstream: Type.Optional(UpstreamSchema),
     opal: Type.Optional(OpalSchema),
     sessions: Type.Optional(SessionsSchema),
+    remoteSources: Type.Optional(Type.Array(RemoteSourceSchema)),
   },
   { additionalProperties: false },
 )

@@ -4,6 +4,7 @@ import type { ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl } from './build-request.js'
+import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { typeBody } from './read-response.js'
 import type { ToolCall, ToolOutcome, Violation } from './types.js'
 import type { Failure, RawResponse, UpstreamClient } from './upstream-client.js'
@@ -66,15 +67,18 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       if (tool.safety.requiresApproval && !approved) {
         return refusal(new errors.toolApprovalRequired(tool.wireName, tool.wireName), tool)
       }
-      const result = await deps.client.send(built.request, {
+      const jsonrpc = tool.remote?.protocol === 'jsonrpc'
+      const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
+      const result = await deps.client.send(request, {
         idempotent: tool.safety.idempotent,
         retry: tool.retry ?? DEFAULT_RETRY,
         ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
         ...(call.signal ? { signal: call.signal } : {}),
       })
-      return 'failure' in result
-        ? failed(result, tool, built.request.origin)
-        : answered(result, built.request.origin)
+      if ('failure' in result) return failed(result, tool, request.origin)
+      return (
+        (jsonrpc && fromJsonRpcResponse(result, tool, request.origin)) || answered(result, request.origin)
+      )
     },
   }
 }

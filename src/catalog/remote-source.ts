@@ -1,0 +1,224 @@
+import { isRecord } from '../util/is-record.js'
+
+/** A remote tool source (seed 004): a base URL answering `GET /mcp/tools/list`. */
+export interface RemoteSourceOptions {
+  readonly id: string
+  readonly alias?: string
+  readonly baseUrl: string
+  /** `tools-list`: seed 004's shape. `jsonrpc-mcp`: Drupal's jsonrpc_mcp module (protocols.md §3). */
+  readonly format: 'tools-list' | 'jsonrpc-mcp'
+  /** OAuth bearer token for discovery and for calls of tools that require auth (a redacted secret). */
+  readonly token?: { reveal(): string }
+  /** A required source that fails stops the start (seed 004: fail fast); an optional one is reported. */
+  readonly required: boolean
+}
+
+/** One remote tool, the same for both formats. */
+export interface RemoteTool {
+  readonly name: string
+  readonly title?: string
+  readonly description: string
+  readonly inputSchema: Record<string, unknown>
+  /** Relative to the base URL. */
+  readonly endpoint: string
+  readonly method: string
+  readonly requiresAuth: boolean
+  /** `jsonrpc`: calls are JSON-RPC 2.0 requests whose method is the tool name. */
+  readonly protocol: 'http' | 'jsonrpc'
+}
+
+export interface LoadedRemote {
+  readonly source: RemoteSourceOptions
+  readonly tools: readonly RemoteTool[]
+}
+
+/** A remote source that failed, with a message naming the source, the URL and what was wrong. */
+export class RemoteSourceError extends Error {
+  constructor(source: RemoteSourceOptions, detail: string) {
+    super(`Tool discovery failed for remote source ${source.id} (${source.baseUrl}): ${detail}`)
+    this.name = 'RemoteSourceError'
+  }
+}
+
+export type Fetch = (
+  url: string,
+  init: { headers: Record<string, string>; signal: AbortSignal },
+) => Promise<Response>
+
+const DISCOVERY_TIMEOUT_MS = 5_000 // seed 004: 5-second timeout, no retry
+const MAX_PAGES = 1_000
+const SEED_004_FIELDS = ['name', 'description', 'inputSchema', 'endpoint', 'method', 'requiresAuth'] as const
+
+/** Discovers a source's tools, failing fast with a clear message (seed 004 "Error Handling Requirements"). */
+export async function fetchRemoteTools(
+  source: RemoteSourceOptions,
+  fetchImpl: Fetch = fetch,
+  timeoutMs = DISCOVERY_TIMEOUT_MS,
+): Promise<RemoteTool[]> {
+  if (source.format === 'tools-list') {
+    const body = await fetchJson(source, `${base(source)}/mcp/tools/list`, fetchImpl, timeoutMs)
+    const tools = toolsArray(source, body)
+    return tools.map((tool, index) => validateSeed004Tool(source, tool, index))
+  }
+  return fetchJsonRpcMcpTools(source, fetchImpl, timeoutMs)
+}
+
+/** jsonrpc_mcp pages by 50 with `nextCursor` (null on the last page); every page is followed. */
+async function fetchJsonRpcMcpTools(source: RemoteSourceOptions, fetchImpl: Fetch, timeoutMs: number) {
+  const tools: RemoteTool[] = []
+  let cursor: string | null | undefined
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''
+    const body = await fetchJson(source, `${base(source)}/mcp/tools/list${query}`, fetchImpl, timeoutMs)
+    const listed =
+      page === 0 ? toolsArray(source, body) : (((body as { tools?: unknown }).tools as unknown[]) ?? [])
+    const offset = tools.length
+    for (const [index, tool] of listed.entries())
+      tools.push(validateJsonRpcMcpTool(source, tool, offset + index))
+    cursor = (body as { nextCursor?: unknown }).nextCursor as string | null | undefined
+    if (typeof cursor !== 'string' || cursor === '') return tools
+  }
+  throw new RemoteSourceError(
+    source,
+    `more than ${MAX_PAGES} pages of tools; the nextCursor chain does not end`,
+  )
+}
+
+function base(source: RemoteSourceOptions): string {
+  return source.baseUrl.replace(/\/+$/, '')
+}
+
+async function fetchJson(
+  source: RemoteSourceOptions,
+  url: string,
+  fetchImpl: Fetch,
+  timeoutMs: number,
+): Promise<unknown> {
+  const headers: Record<string, string> = { accept: 'application/json' }
+  if (source.token) headers.authorization = `Bearer ${source.token.reveal()}`
+  let response: Response
+  let text: string
+  try {
+    response = await fetchImpl(url, { headers, signal: AbortSignal.timeout(timeoutMs) })
+    text = await response.text()
+  } catch (err) {
+    const error = err as Error
+    if (error.name === 'TimeoutError' || error.name === 'AbortError') {
+      throw new RemoteSourceError(source, `${url} did not answer within ${timeoutMs / 1000} seconds`)
+    }
+    const cause = (error.cause as Error | undefined)?.message
+    throw new RemoteSourceError(source, `cannot reach ${url}: ${cause ?? error.message}`)
+  }
+  if (!response.ok) {
+    throw new RemoteSourceError(
+      source,
+      `HTTP ${response.status} ${response.statusText} from ${url}. Check baseUrl and that /mcp/tools/list exists and allows this caller`,
+    )
+  }
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new RemoteSourceError(
+      source,
+      `invalid JSON from ${url}: ${(err as Error).message}. Response: ${text.slice(0, 500)}`,
+    )
+  }
+}
+
+function toolsArray(source: RemoteSourceOptions, body: unknown): unknown[] {
+  if (!isRecord(body))
+    throw new RemoteSourceError(
+      source,
+      `the response is not an object (got ${Array.isArray(body) ? 'an array' : typeof body})`,
+    )
+  if (!Array.isArray(body.tools)) {
+    throw new RemoteSourceError(
+      source,
+      `the response has no "tools" array. Response keys: ${Object.keys(body).join(', ') || '(none)'}`,
+    )
+  }
+  if (body.tools.length === 0)
+    throw new RemoteSourceError(source, 'no tools returned: a source without tools cannot serve')
+  return body.tools
+}
+
+function validateSeed004Tool(source: RemoteSourceOptions, tool: unknown, index: number): RemoteTool {
+  if (!isRecord(tool)) throw new RemoteSourceError(source, `tool at index ${index} is not an object`)
+  for (const field of SEED_004_FIELDS) {
+    if (tool[field] === undefined || tool[field] === null) {
+      throw new RemoteSourceError(
+        source,
+        `tool at index ${index} (${String(tool.name ?? 'unnamed')}) is missing required field "${field}"`,
+      )
+    }
+  }
+  const named = checkCommon(source, tool, index)
+  if (typeof tool.endpoint !== 'string' || !tool.endpoint.startsWith('/')) {
+    throw new RemoteSourceError(
+      source,
+      `tool ${named.name} has an invalid endpoint: must be a path starting with /`,
+    )
+  }
+  if (typeof tool.method !== 'string' || !/^(GET|POST|PUT|PATCH|DELETE)$/i.test(tool.method)) {
+    throw new RemoteSourceError(
+      source,
+      `tool ${named.name} has an invalid method ${JSON.stringify(tool.method)}: GET, POST, PUT, PATCH or DELETE`,
+    )
+  }
+  if (typeof tool.requiresAuth !== 'boolean') {
+    throw new RemoteSourceError(source, `tool ${named.name} has an invalid requiresAuth: must be a boolean`)
+  }
+  return {
+    ...named,
+    endpoint: tool.endpoint,
+    method: tool.method.toUpperCase(),
+    requiresAuth: tool.requiresAuth,
+    protocol: 'http',
+  }
+}
+
+function validateJsonRpcMcpTool(source: RemoteSourceOptions, tool: unknown, index: number): RemoteTool {
+  if (!isRecord(tool)) throw new RemoteSourceError(source, `tool at index ${index} is not an object`)
+  for (const field of ['name', 'description', 'inputSchema'] as const) {
+    if (tool[field] === undefined || tool[field] === null) {
+      throw new RemoteSourceError(
+        source,
+        `tool at index ${index} (${String(tool.name ?? 'unnamed')}) is missing required field "${field}"`,
+      )
+    }
+  }
+  const named = checkCommon(source, tool, index)
+  const auth = isRecord(tool.annotations) && isRecord(tool.annotations.auth) ? tool.annotations.auth : {}
+  // drupal-bridge-mcp: an explicit level wins; scopes mean required.
+  const requiresAuth =
+    auth.level === 'required' ||
+    (auth.level === undefined && Array.isArray(auth.scopes) && auth.scopes.length > 0)
+  return {
+    ...named,
+    ...(typeof tool.title === 'string' ? { title: tool.title } : {}),
+    endpoint: `/mcp/tools/${encodeURIComponent(named.name)}`,
+    method: 'POST',
+    requiresAuth,
+    protocol: 'jsonrpc',
+  }
+}
+
+function checkCommon(source: RemoteSourceOptions, tool: Record<string, unknown>, index: number) {
+  if (typeof tool.name !== 'string' || tool.name.trim() === '') {
+    throw new RemoteSourceError(
+      source,
+      `tool at index ${index} has an invalid name: must be a non-empty string`,
+    )
+  }
+  if (typeof tool.description !== 'string') {
+    throw new RemoteSourceError(source, `tool ${tool.name} has an invalid description: must be a string`)
+  }
+  if (!isRecord(tool.inputSchema)) {
+    throw new RemoteSourceError(source, `tool ${tool.name} has an invalid inputSchema: must be an object`)
+  }
+  // PHP serializes an empty map as []: the Drupal module answers `properties: []` (protocols.md §3).
+  const inputSchema = Array.isArray(tool.inputSchema.properties)
+    ? { ...tool.inputSchema, properties: {} }
+    : tool.inputSchema
+  return { name: tool.name, description: tool.description, inputSchema }
+}
