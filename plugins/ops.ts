@@ -30,6 +30,14 @@ async function ops(fastify: FastifyInstance) {
       loadedAt,
       tools: catalog.tools.length,
       sessions,
+      // An optional remote source that failed is reported here, not failed on (seed 004, SPEC §1).
+      remoteSources: catalog.sources
+        .filter((source) => source.kind === 'remote')
+        .map((source) => ({
+          id: source.sourceId.slice('remote:'.length),
+          status: source.status,
+          tools: source.tools,
+        })),
     }
   })
 

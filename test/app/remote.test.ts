@@ -198,5 +198,8 @@ describe('remote tool sources (seed 004) in the gateway', () => {
       /ECONNREFUSED/,
     )
     assert.equal(catalog.services.length, 2, 'the shipped specs still serve')
+    const ready = await app.inject('/ready')
+    assert.equal(ready.statusCode, 200)
+    assert.deepEqual(ready.json().remoteSources, [{ id: 'cms', status: 'failed', tools: 0 }])
   })
 })
