@@ -1,6 +1,7 @@
 import { shortHash } from '../util/hash.js'
 import { isRecord } from '../util/is-record.js'
 import { childPointer, resolvePointer, unescapePointerToken } from '../util/json-pointer.js'
+import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
 import type { JsonSchema } from './types.js'
@@ -36,19 +37,10 @@ const DROPPED = new Set([
   'nullable',
   'additionalItems',
 ])
-const SCHEMA_MAP_KEYWORDS = new Set(['patternProperties', 'dependentSchemas'])
-const SCHEMA_LIST_KEYWORDS = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
-const SCHEMA_KEYWORDS = new Set([
-  'additionalProperties',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'not',
-  'if',
-  'then',
-  'else',
-  'contains',
-  'propertyNames',
-])
+const MAP_KEYWORDS = new Set<string>(SCHEMA_MAP_KEYWORDS)
+const LIST_KEYWORDS = new Set<string>(SCHEMA_LIST_KEYWORDS)
+// `items` is walked apart: its draft-4 tuple form becomes prefixItems.
+const SINGLE_KEYWORDS = new Set<string>(SCHEMA_KEYWORDS.filter((keyword) => keyword !== 'items'))
 const MERGEABLE_KEYS = new Set([
   'type',
   'properties',
@@ -158,10 +150,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       const at = childPointer(pointer, key)
       if (key === 'properties' && isRecord(value)) out.properties = walkProperties(value, at, defs, readOnly)
       else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
-      else if (SCHEMA_MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
-      else if (SCHEMA_LIST_KEYWORDS.has(key) && Array.isArray(value))
+      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
+      else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
         out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs))
-      else if (SCHEMA_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
+      else if (SINGLE_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
       else if (key === 'example') out.examples ??= [value]
       else out[key] = value
     }

@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
+import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import { cutAtSentence, describeSchema, sentence, shape } from './describe-schema.js'
 
 /**
@@ -60,28 +61,18 @@ type Schema = Record<string, unknown>
 /** Applies `fn` to every direct sub-schema (properties, items, combinators, $defs …). */
 export function mapSubschemas(schema: Schema, fn: (sub: Schema, key: string) => Schema): Schema {
   const out: Schema = { ...schema }
-  for (const key of ['properties', '$defs', 'patternProperties', 'dependentSchemas'] as const) {
-    if (isRecord(schema[key])) {
-      out[key] = Object.fromEntries(
-        Object.entries(schema[key] as Schema).map(([k, v]) => [k, isRecord(v) ? fn(v, key) : v]),
-      )
-    }
+  for (const key of ['properties', '$defs', ...SCHEMA_MAP_KEYWORDS]) {
+    const map = schema[key]
+    if (isRecord(map))
+      out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, isRecord(v) ? fn(v, key) : v]))
   }
-  for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const) {
-    if (Array.isArray(schema[key]))
-      out[key] = (schema[key] as unknown[]).map((v) => (isRecord(v) ? fn(v, key) : v))
+  for (const key of SCHEMA_LIST_KEYWORDS) {
+    const list = schema[key]
+    if (Array.isArray(list)) out[key] = list.map((v) => (isRecord(v) ? fn(v, key) : v))
   }
-  for (const key of [
-    'items',
-    'additionalProperties',
-    'not',
-    'if',
-    'then',
-    'else',
-    'contains',
-    'propertyNames',
-  ] as const) {
-    if (isRecord(schema[key])) out[key] = fn(schema[key] as Schema, key)
+  for (const key of SCHEMA_KEYWORDS) {
+    const sub = schema[key]
+    if (isRecord(sub)) out[key] = fn(sub, key)
   }
   return out
 }
