@@ -105,6 +105,7 @@ export default async function manifest(fastify: FastifyInstance) {
         profile,
         ttlSeconds: request.body?.ttlSeconds ?? config.sessionTtlSeconds,
       })
+      fastify.gatewayMetrics.sessionCreated(fastify.sessionStoreKind)
       return reply.code(201).send(session)
     },
   )

@@ -9,8 +9,8 @@ import {
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Catalog, DISCOVER_VIEW } from '../src/catalog/index.js'
 import { type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
+import type { CatalogSnapshot } from '../src/store/index.js'
 import { PACKAGE_VERSION } from '../src/version.js'
-import type { CatalogSnapshot } from './catalog-store.js'
 
 export const MCP_PAGE_SIZE = 100
 

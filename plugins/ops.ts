@@ -3,23 +3,36 @@ import fp from 'fastify-plugin'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
 import { sendDocument } from './send-document.js'
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Shutdown state (SPEC §5): set by server.ts on SIGTERM, before the drain delay starts. */
+    lifecycle: { draining: boolean }
+  }
+}
+
 /**
  * Operations routes (SPEC §5) and the headers every response carries. Liveness never looks at
  * anything but the process; readiness needs a loaded catalog.
  */
 async function ops(fastify: FastifyInstance) {
+  fastify.decorate('lifecycle', { draining: false })
   fastify.addHook('onRequest', async (request, reply) => {
     reply.header('API-Version', API_VERSION)
     reply.header('Catalog-Version', fastify.catalogStore.current().catalog.version)
     reply.header('X-Request-Id', request.id)
+    // While draining, every connection is served once more and closed: a load balancer holding
+    // idle keep-alive connections to this replica lets go of them before the listener closes.
+    if (fastify.lifecycle.draining) reply.header('Connection', 'close')
   })
 
   fastify.get('/health', async () => ({ status: 'ok' }))
 
   // Redis down is reported, not failed: discovery and tool calls work without sessions, and failing
   // readiness on every replica at once would turn a session outage into a total one (SPEC §5).
-  fastify.get('/ready', async () => {
+  fastify.get('/ready', async (_request, reply) => {
     const { catalog, loadedAt } = fastify.catalogStore.current()
+    if (fastify.lifecycle.draining)
+      return reply.code(503).send({ status: 'draining', catalogVersion: catalog.version })
     const sessions = {
       store: fastify.sessionStoreKind,
       status: (await fastify.sessions.health()) === 'ok' ? 'ok' : 'degraded',
@@ -51,6 +64,9 @@ async function ops(fastify: FastifyInstance) {
       loadedAt,
     }
   })
+
+  // Each reload's diff, outcome and timing, newest last (SPEC §5: "each reload logs and exposes its diff").
+  fastify.get('/catalog/reloads', async () => ({ reloads: fastify.catalogStore.history() }))
 
   fastify.get('/catalog', async (request, reply) =>
     sendDocument(request, reply, fastify.catalogStore.current().catalogDocument),

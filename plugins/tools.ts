@@ -50,6 +50,7 @@ async function tools(fastify: FastifyInstance) {
     services: serviceSettings(fastify.config),
     policies: fastify.config.file.policies ?? [],
     userAgent: `toolgate/${PACKAGE_VERSION}`,
+    observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
   })
   fastify.decorate('upstreamClient', client)
   fastify.decorate('executor', executor)
@@ -165,4 +166,4 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
   )
 }
 
-export default fp(tools, { name: 'tools', dependencies: ['catalog-store', 'config'] })
+export default fp(tools, { name: 'tools', dependencies: ['catalog-store', 'config', 'metrics'] })

@@ -11,8 +11,10 @@ import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
 import manifest from '../plugins/manifest.js'
 import mcp from '../plugins/mcp.js'
+import metrics from '../plugins/metrics.js'
 import opal from '../plugins/opal.js'
 import openai from '../plugins/openai.js'
+import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
 import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
@@ -26,6 +28,15 @@ export interface AppOptions {
   readonly reader?: SourceReader
   readonly logger?: FastifyServerOptions['logger']
 }
+
+/** Larger request headers get 431. */
+const MAX_HEADER_BYTES = 16_384
+/** A client must send its headers within this (slowloris)… */
+const HEADERS_TIMEOUT_MS = 20_000
+/** …and its whole request within this; the response (a slow upstream) is bounded by the upstream timeout. */
+const REQUEST_TIMEOUT_MS = 60_000
+/** Longer than a load balancer's idle timeout (nginx and AWS ALB: 60 s), so the balancer closes first. */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000
 
 /** An inbound X-Request-Id is kept only when it is short and plain (it ends up in logs). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/
@@ -47,6 +58,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     },
     trustProxy: config.trustProxy,
+    // Limits and timeouts are explicit (SPEC §5): Fastify's requestTimeout defaults to 0 (never).
+    bodyLimit: config.bodyLimit,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS },
     // `/discovery/` must answer like `/discovery` (Opal registration with a trailing slash); tool
     // IDs such as `k8s:get:/api/v1/namespaces/{namespace}/pods` are long path parameters.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
@@ -63,8 +79,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.code(404).send({ error: error.message, code: error.code })
   })
   await app.register(configPlugin, { config })
+  await app.register(openapi)
   await app.register(cors)
   await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
+  await app.register(metrics)
   await app.register(sessions)
   await app.register(ops)
   await app.register(opal)

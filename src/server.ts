@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
 import {
   EXAMPLE_UPSTREAM_DEFAULTS,
@@ -29,8 +31,10 @@ const EXAMPLE_CREDENTIALS: Record<string, Record<string, Credential>> = {
 
 export interface RunningServer {
   readonly app: FastifyInstance
+  readonly config: GatewayConfig
   readonly url: string
-  close(): Promise<void>
+  /** The shutdown of SPEC §5: not ready at once, serve on for the drain delay, then drain and close. */
+  shutdown(): Promise<void>
 }
 
 /**
@@ -46,9 +50,24 @@ export async function startServer(env: Readonly<Record<string, string | undefine
   }
   const app = await buildApp({ config })
   app.addHook('onClose', async () => upstream?.close())
+  await app.catalogStore.watch({
+    pollMs: config.specsPollMs,
+    onError: (err) =>
+      app.log.warn({ err }, `watching ${config.specsDir} failed; the periodic check still runs`),
+  })
   const url = await app.listen({ port: config.port, host: config.host })
   if (upstream) app.log.info({ upstream: upstream.url }, 'example upstream started for the shipped specs')
-  return { app, url, close: () => app.close() }
+  const shutdown = async () => {
+    app.lifecycle.draining = true
+    app.log.info({ drainDelayMs: config.drainDelayMs }, 'shutting down: readiness is 503, still serving')
+    await sleep(config.drainDelayMs)
+    app.log.info(
+      { shutdownTimeoutMs: config.shutdownTimeoutMs },
+      'shutting down: closing the listener, draining',
+    )
+    await app.close()
+  }
+  return { app, config, url, shutdown }
 }
 
 /** Configured upstreams and credentials win; the example ones only fill in what is not configured. */
@@ -62,7 +81,10 @@ function withExampleUpstream(config: GatewayConfig, url: string): GatewayConfig 
   return { ...config, file: { ...config.file, services }, credentials }
 }
 
-/** `toolgate serve`: start, then close gracefully on SIGTERM/SIGINT (a second signal exits at once). */
+/**
+ * `toolgate serve`. SIGTERM/SIGINT shut down gracefully within DRAIN_DELAY + SHUTDOWN_TIMEOUT (exit 0,
+ * or 1 when the bound cut the drain short); a second signal exits at once. SIGHUP reloads the specs.
+ */
 export async function serve(env: Readonly<Record<string, string | undefined>>): Promise<void> {
   let server: RunningServer
   try {
@@ -72,16 +94,21 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
     process.stderr.write(`toolgate: ${err.message}\n`)
     process.exit(1)
   }
-  let closing = false
-  const shutdown = (signal: string) => {
-    if (closing) process.exit(1)
-    closing = true
-    server.app.log.info({ signal }, 'shutting down')
-    server.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    )
-  }
-  process.on('SIGTERM', () => shutdown('SIGTERM'))
-  process.on('SIGINT', () => shutdown('SIGINT'))
+  const { app, config } = server
+  process.on('SIGHUP', () => {
+    app.log.info('SIGHUP: reloading the catalog')
+    void app.catalogStore.reload('signal')
+  })
+  closeWithGrace(
+    {
+      delay: config.drainDelayMs + config.shutdownTimeoutMs,
+      skip: ['SIGHUP'],
+      logger: { error: (message: string) => app.log.error(message) },
+    },
+    async ({ signal, err }) => {
+      if (err) app.log.error({ err }, 'unexpected error, shutting down')
+      else app.log.info({ signal }, 'shutting down')
+      await server.shutdown()
+    },
+  )
 }

@@ -20,6 +20,8 @@ export interface CatalogInput {
   readonly failed?: readonly string[]
   /** Problems found while loading. */
   readonly problems?: readonly Problem[]
+  /** Files whose current version is broken and whose last good version is in `sources` (hot reload). */
+  readonly stale?: readonly string[]
 }
 
 const VERSION_LENGTH = 16
@@ -184,6 +186,7 @@ function sourceReports(
   const loaded = new Map(input.sources.map((source) => [source.sourceId, source]))
   const remotes = new Set((input.remotes ?? []).map((remote) => `remote:${remote.source.id}`))
   const ids = [...new Set([...loaded.keys(), ...remotes, ...(input.failed ?? [])])].sort()
+  const stale = new Set(input.stale ?? [])
   return ids.map((sourceId) => {
     const source = loaded.get(sourceId)
     const own = problems.filter((problem) => problem.file === sourceId)
@@ -193,7 +196,7 @@ function sourceReports(
       sourceId,
       kind,
       ...(source ? { format: source.format } : {}),
-      status: failed.has(sourceId) ? 'failed' : 'ok',
+      status: failed.has(sourceId) ? 'failed' : stale.has(sourceId) ? 'stale' : 'ok',
       tools: failed.has(sourceId) ? 0 : count.filter((item) => item.sourceId === sourceId).length,
       errors: own.filter((problem) => problem.severity === 'error').length,
       warnings: own.filter((problem) => problem.severity === 'warning').length,

@@ -14,6 +14,8 @@ export const PROBLEM_CODES = {
   'source-ref-unresolved': 'a reference to another file could not be resolved',
   'source-upgrade-failed': 'converting the document to OpenAPI 3.1 failed',
   'source-empty-directory': 'the specs directory holds no spec file',
+  'source-kept-last-good':
+    'the file is broken now; its last good version keeps serving until it is fixed or removed',
   'source-too-complex': 'the document could not be processed (nested too deeply, or an unexpected failure)',
   'service-id-duplicate': 'two sources map to the same service id',
   'service-config-unknown': 'the configuration names a service that no source provides',

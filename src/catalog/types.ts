@@ -200,7 +200,8 @@ export interface SourceReport {
   readonly kind: 'openapi' | 'arazzo' | 'remote' | 'unknown'
   /** e.g. "openapi 3.1.0", "swagger 2.0", "arazzo 1.0.1". */
   readonly format?: string
-  readonly status: 'ok' | 'failed'
+  /** `stale`: the file is broken now and its last good version serves (hot reload, SPEC §5). */
+  readonly status: 'ok' | 'stale' | 'failed'
   readonly tools: number
   readonly errors: number
   readonly warnings: number

@@ -27,6 +27,11 @@ export interface GatewayConfig {
   readonly sessionTtlSeconds: number
   readonly sessionMaxTtlSeconds: number
   readonly drainDelayMs: number
+  /** Bound on the in-flight drain after the drain delay; the process exits within drainDelayMs + this. */
+  readonly shutdownTimeoutMs: number
+  /** Period of the specs directory's safety-net check; 0 = the watcher alone. */
+  readonly specsPollMs: number
+  readonly bodyLimit: number
   readonly production: boolean
   readonly exampleUpstream: boolean
   readonly file: FileConfig
@@ -51,6 +56,9 @@ const DEFAULT_PORT = 3000
 const DEFAULT_SESSION_TTL_SECONDS = 3_600 // 1 h
 const DEFAULT_SESSION_MAX_TTL_SECONDS = 86_400 // 24 h
 const PRODUCTION_DRAIN_DELAY_MS = 5_000 // 5 s (SPEC §5)
+const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000 // 30 s: under Kubernetes' default grace period once the drain delay is added
+const DEFAULT_SPECS_POLL_MS = 30_000 // 30 s
+const DEFAULT_BODY_LIMIT = 1_048_576 // 1 MiB
 
 /** Validates the environment and the optional YAML file once, at boot; the result is frozen. */
 export async function loadConfig(
@@ -112,6 +120,9 @@ export async function loadConfig(
     sessionTtlSeconds,
     sessionMaxTtlSeconds,
     drainDelayMs: env.DRAIN_DELAY ?? (production ? PRODUCTION_DRAIN_DELAY_MS : 0),
+    shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
+    specsPollMs: env.SPECS_POLL_INTERVAL ?? DEFAULT_SPECS_POLL_MS,
+    bodyLimit: env.BODY_LIMIT ?? DEFAULT_BODY_LIMIT,
     production,
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file,

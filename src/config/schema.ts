@@ -26,6 +26,28 @@ export const EnvSchema = Type.Object({
   DRAIN_DELAY: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 600_000, description: 'ms to keep serving after SIGTERM' }),
   ),
+  SHUTDOWN_TIMEOUT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 600_000,
+      description:
+        'ms the in-flight drain may take after DRAIN_DELAY before the process exits anyway (30000)',
+    }),
+  ),
+  SPECS_POLL_INTERVAL: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 3_600_000,
+      description: 'ms between safety-net checks of the specs directory besides the watcher; 0 = off (30000)',
+    }),
+  ),
+  BODY_LIMIT: Type.Optional(
+    Type.Integer({
+      minimum: 1024,
+      maximum: 104_857_600,
+      description: 'largest request body in bytes (1048576)',
+    }),
+  ),
   NODE_ENV: Type.Optional(Type.String()),
   REDIS_KEY_PREFIX: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'prefix of every Redis key (toolgate:)' }),

@@ -28,6 +28,16 @@ export interface ExecutorDeps {
   readonly services: Readonly<Record<string, ServiceSettings>>
   readonly policies: readonly PolicyRule[]
   readonly userAgent: string
+  /** Told about every upstream call once it ends (metrics). */
+  readonly observe?: (call: UpstreamCallRecord) => void
+}
+
+/** One upstream call as the metrics see it. */
+export interface UpstreamCallRecord {
+  readonly service: string
+  /** The upstream's HTTP status, or why there was none. */
+  readonly result: number | Failure['failure']
+  readonly durationSeconds: number
 }
 
 /** What one catalog version contributes to a call. */
@@ -69,11 +79,17 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       }
       const jsonrpc = tool.remote?.protocol === 'jsonrpc'
       const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
+      const started = performance.now()
       const result = await deps.client.send(request, {
         idempotent: tool.safety.idempotent,
         retry: tool.retry ?? DEFAULT_RETRY,
         ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
         ...(call.signal ? { signal: call.signal } : {}),
+      })
+      deps.observe?.({
+        service: service.id,
+        result: 'failure' in result ? result.failure : result.status,
+        durationSeconds: (performance.now() - started) / 1000,
       })
       if ('failure' in result) return failed(result, tool, request.origin)
       return (

@@ -7,6 +7,7 @@ export {
   type Executor,
   type ExecutorDeps,
   type ServiceSettings,
+  type UpstreamCallRecord,
 } from './execute-tool.js'
 export type { Refusal, ToolCall, ToolOutcome, UpstreamAnswer, UpstreamBody, Violation } from './types.js'
 export { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.js'

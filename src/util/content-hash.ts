@@ -13,6 +13,12 @@ export function contentHash(value: unknown): string {
   return digest(canonical(value, new WeakMap()))
 }
 
+/** `contentHash` for many values that share sub-objects: each shared one is digested once. */
+export function createContentHasher(): (value: unknown) => string {
+  const seen = new WeakMap<object, string>()
+  return (value) => digest(canonical(value, seen))
+}
+
 function digest(text: string): string {
   return createHash('sha256').update(text).digest('hex')
 }

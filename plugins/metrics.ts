@@ -1,0 +1,144 @@
+import type { FastifyInstance } from 'fastify'
+import fastifyMetrics from 'fastify-metrics'
+import fp from 'fastify-plugin'
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { UpstreamCallRecord } from '../src/executor/index.js'
+import type { CatalogSnapshot, ReloadRecord } from '../src/store/index.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    gatewayMetrics: GatewayMetrics
+  }
+}
+
+/** What the other plugins report; the series are listed in docs/operations.md. */
+export interface GatewayMetrics {
+  upstreamCall(call: UpstreamCallRecord): void
+  sessionCreated(store: string): void
+}
+
+/** Seconds: a discovery document from memory takes well under a millisecond, a tool call up to the upstream timeout. */
+const REQUEST_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+const UPSTREAM_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60]
+const RELOAD_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+/**
+ * `GET /metrics` (SPEC §5): requests by route pattern and status with a latency histogram
+ * (fastify-metrics), upstream calls and errors by service, catalog reloads and failures, sessions
+ * created, and the process's own metrics. Each app has its own registry, so several apps in one
+ * process (tests) never share or clear each other's series.
+ */
+async function metrics(fastify: FastifyInstance) {
+  const register = new Registry()
+  // A CommonJS module whose plugin is its `default` export.
+  await fastify.register(fastifyMetrics.default, {
+    endpoint: '/metrics',
+    defaultMetrics: { enabled: true, register },
+    routeMetrics: {
+      enabled: { histogram: true, summary: false },
+      registeredRoutesOnly: true,
+      groupStatusCodes: false,
+      routeBlacklist: ['/metrics'],
+      overrides: {
+        histogram: { buckets: REQUEST_BUCKETS, registers: [register] },
+        // Disabled, but fastify-metrics creates it anyway: kept out of every registry.
+        summary: { registers: [] },
+      },
+    },
+    clearRegisterOnInit: false,
+  })
+
+  const upstreamRequests = new Counter({
+    name: 'toolgate_upstream_requests_total',
+    help: 'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, aborted',
+    labelNames: ['service', 'result'],
+    registers: [register],
+  })
+  const upstreamErrors = new Counter({
+    name: 'toolgate_upstream_errors_total',
+    help: 'Upstream calls that failed (no answer) or answered 5xx, by service and kind',
+    labelNames: ['service', 'kind'],
+    registers: [register],
+  })
+  const upstreamDuration = new Histogram({
+    name: 'toolgate_upstream_duration_seconds',
+    help: 'Upstream call duration, retries included, by service',
+    labelNames: ['service'],
+    buckets: UPSTREAM_BUCKETS,
+    registers: [register],
+  })
+  const reloads = new Counter({
+    name: 'toolgate_catalog_reloads_total',
+    help: 'Catalog reloads by trigger (watch, poll, signal, manual)',
+    labelNames: ['trigger'],
+    registers: [register],
+  })
+  const reloadFailures = new Counter({
+    name: 'toolgate_catalog_reload_failures_total',
+    help: 'Reloads that left a source broken (serving its last good version, or nothing) or failed outright',
+    labelNames: ['trigger'],
+    registers: [register],
+  })
+  const reloadDuration = new Histogram({
+    name: 'toolgate_catalog_reload_duration_seconds',
+    help: 'Time to load, build and render a reloaded catalog',
+    buckets: RELOAD_BUCKETS,
+    registers: [register],
+  })
+  const catalogInfo = new Gauge({
+    name: 'toolgate_catalog_info',
+    help: 'The catalog version serving (value 1)',
+    labelNames: ['version'],
+    registers: [register],
+  })
+  const catalogTools = new Gauge({
+    name: 'toolgate_catalog_tools',
+    help: 'Tools in the catalog serving',
+    registers: [register],
+  })
+  const catalogLoaded = new Gauge({
+    name: 'toolgate_catalog_loaded_timestamp_seconds',
+    help: 'When the catalog serving was built',
+    registers: [register],
+  })
+  const staleSources = new Gauge({
+    name: 'toolgate_catalog_stale_sources',
+    help: 'Sources that are broken now and serve their last good version',
+    registers: [register],
+  })
+  const sessionsCreated = new Counter({
+    name: 'toolgate_sessions_created_total',
+    help: 'Sessions created, by store (memory or redis)',
+    labelNames: ['store'],
+    registers: [register],
+  })
+
+  const showCatalog = (snapshot: CatalogSnapshot) => {
+    catalogInfo.reset()
+    catalogInfo.set({ version: snapshot.catalog.version }, 1)
+    catalogTools.set(snapshot.catalog.tools.length)
+    catalogLoaded.set(Date.parse(snapshot.loadedAt) / 1000)
+    staleSources.set(snapshot.catalog.sources.filter((source) => source.status === 'stale').length)
+  }
+  showCatalog(fastify.catalogStore.current())
+  fastify.catalogStore.onReload((record: ReloadRecord, snapshot) => {
+    reloads.inc({ trigger: record.trigger })
+    if (record.outcome === 'failed') reloadFailures.inc({ trigger: record.trigger })
+    reloadDuration.observe(record.durationMs / 1000)
+    showCatalog(snapshot)
+  })
+
+  fastify.decorate<GatewayMetrics>('gatewayMetrics', {
+    upstreamCall({ service, result, durationSeconds }) {
+      upstreamRequests.inc({ service, result: String(result) })
+      upstreamDuration.observe({ service }, durationSeconds)
+      if (typeof result === 'string') upstreamErrors.inc({ service, kind: result })
+      else if (result >= 500) upstreamErrors.inc({ service, kind: '5xx' })
+    },
+    sessionCreated(store) {
+      sessionsCreated.inc({ store })
+    },
+  })
+}
+
+export default fp(metrics, { name: 'metrics', dependencies: ['catalog-store'] })

@@ -1,0 +1,171 @@
+import {
+  buildKeepingLastGood,
+  type Catalog,
+  type CatalogOptions,
+  diffCatalogs,
+  type LastGoodSources,
+  loadSpecsDirectory,
+  type RemoteSourceOptions,
+  type SourceReader,
+} from '../catalog/index.js'
+import type { RenderOptions } from '../formats/index.js'
+import { loadRemoteSources, NO_REMOTES, type RemoteState } from './remote-sources.js'
+import { buildSnapshot, type CatalogSnapshot } from './snapshot.js'
+import type { ReloadRecord, ReloadTrigger } from './types.js'
+import { type SpecsWatcher, watchSpecs } from './watch-specs.js'
+
+export interface CatalogStore {
+  /** The snapshot serving now; a request reads it once and keeps it to the end. */
+  current(): CatalogSnapshot
+  /**
+   * Rebuilds the catalog off the request path and swaps it in whole. Reloads never overlap: one
+   * asked for while another runs happens once after it, however many were asked for.
+   */
+  reload(trigger: ReloadTrigger): Promise<ReloadRecord>
+  /** The latest reloads, oldest first. */
+  history(): readonly ReloadRecord[]
+  onReload(listener: (record: ReloadRecord, snapshot: CatalogSnapshot) => void): void
+  /** Starts watching the specs directory (server only; tests reload by hand). */
+  watch(options: StoreWatchOptions): Promise<void>
+  close(): Promise<void>
+}
+
+export interface StoreWatchOptions {
+  readonly debounceMs?: number
+  readonly pollMs: number
+  readonly onError: (err: Error) => void
+}
+
+export interface CatalogStoreDeps {
+  readonly specsDir: string
+  readonly reader: SourceReader
+  readonly options: CatalogOptions
+  readonly render: RenderOptions
+  readonly remoteSources?: readonly RemoteSourceOptions[]
+  readonly now?: () => Date
+}
+
+const HISTORY_SIZE = 20
+const DEBOUNCE_MS = 250 // editors and kubelet write a change in several steps within a few ms
+const MAX_WAIT_MS = 1_000 // a steady stream of events still reloads within about a second
+
+/** Loads the catalog once (a required remote source that fails stops the start), then serves and reloads it. */
+export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
+  const now = deps.now ?? (() => new Date())
+  const remoteSources = deps.remoteSources ?? []
+  let remote: RemoteState = remoteSources.length > 0 ? await loadRemoteSources(remoteSources) : NO_REMOTES
+  const first = buildKeepingLastGood(
+    await loadSpecsDirectory(deps.specsDir, deps.reader),
+    new Map(),
+    deps.options,
+    remote,
+  )
+  let lastGood: LastGoodSources = first.lastGood
+  let snapshot = buildSnapshot(first.catalog, now(), deps.render)
+  const history: ReloadRecord[] = []
+  const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
+  let watcher: SpecsWatcher | undefined
+
+  const run = async (trigger: ReloadTrigger): Promise<ReloadRecord> => {
+    const startedAt = now()
+    const started = performance.now()
+    const before = snapshot.catalog
+    let record: ReloadRecord
+    try {
+      // Remote sources are asked again only when an operator asks (SIGHUP), not on every file event.
+      if (remoteSources.length > 0 && (trigger === 'signal' || trigger === 'manual'))
+        remote = await loadRemoteSources(remoteSources, remote)
+      const loaded = await loadSpecsDirectory(deps.specsDir, deps.reader)
+      const unreadable = loaded.problems.find(
+        (problem) => problem.file === deps.specsDir && problem.severity === 'error',
+      )
+      if (unreadable) throw new Error(unreadable.message)
+      const rebuilt = buildKeepingLastGood(loaded, lastGood, deps.options, remote)
+      lastGood = rebuilt.lastGood
+      const after = rebuilt.catalog
+      const swapped = after.version !== before.version || !sameReports(after, before)
+      record = {
+        trigger,
+        startedAt: startedAt.toISOString(),
+        durationMs: Math.round(performance.now() - started),
+        outcome: after.sources.some((source) => source.status !== 'ok') ? 'failed' : 'ok',
+        swapped,
+        previousVersion: before.version,
+        catalogVersion: after.version,
+        diff: diffCatalogs(before, after),
+        stale: sourcesWith(after, 'stale'),
+        failed: sourcesWith(after, 'failed'),
+      }
+      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record)
+    } catch (err) {
+      record = {
+        trigger,
+        startedAt: startedAt.toISOString(),
+        durationMs: Math.round(performance.now() - started),
+        outcome: 'failed',
+        swapped: false,
+        previousVersion: before.version,
+        catalogVersion: before.version,
+        diff: { added: [], removed: [], changed: [] },
+        stale: [],
+        failed: [],
+        error: (err as Error).message,
+      }
+    }
+    history.push(record)
+    if (history.length > HISTORY_SIZE) history.shift()
+    for (const listener of listeners) listener(record, snapshot)
+    return record
+  }
+
+  let running: Promise<ReloadRecord> | undefined
+  let queued: Promise<ReloadRecord> | undefined
+  const reload = (trigger: ReloadTrigger): Promise<ReloadRecord> => {
+    if (!running) {
+      running = run(trigger).finally(() => {
+        running = undefined
+      })
+      return running
+    }
+    queued ??= running.then(() => {
+      queued = undefined
+      return reload(trigger)
+    })
+    return queued
+  }
+
+  return {
+    current: () => snapshot,
+    reload,
+    history: () => [...history],
+    onReload: (listener) => {
+      listeners.push(listener)
+    },
+    async watch(options) {
+      if (watcher) return
+      watcher = await watchSpecs(deps.specsDir, {
+        debounceMs: options.debounceMs ?? DEBOUNCE_MS,
+        maxWaitMs: MAX_WAIT_MS,
+        pollMs: options.pollMs,
+        onChange: (trigger) => void reload(trigger),
+        onError: options.onError,
+      })
+    },
+    async close() {
+      await watcher?.close()
+      watcher = undefined
+    },
+  }
+}
+
+function sourcesWith(catalog: Catalog, status: 'stale' | 'failed'): string[] {
+  return catalog.sources.filter((source) => source.status === status).map((source) => source.sourceId)
+}
+
+/** Problems and source reports are served in /catalog: a change there is a new snapshot too. */
+function sameReports(a: Catalog, b: Catalog): boolean {
+  return (
+    JSON.stringify(a.problems) === JSON.stringify(b.problems) &&
+    JSON.stringify(a.sources) === JSON.stringify(b.sources)
+  )
+}
