@@ -47,7 +47,10 @@ export async function startServerProcess(
   })
   let output = ''
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), timeoutMs)
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL')
+      reject(new Error(`server did not start (it must log "Server listening at", an info line):\n${output}`))
+    }, timeoutMs)
     const onData = (chunk: Buffer) => {
       output += chunk
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
