@@ -293,6 +293,13 @@ describe('Kubernetes manifests (k8s/)', () => {
         /pdb\.yaml: PodDisruptionBudget toolgate: must set maxUnavailable: 1[\s\S]*AlwaysAllow/,
       ],
       [
+        'replicas set although the HPA owns the count',
+        (o) => {
+          fields(gatewayOf(o).deployment.object.spec).replicas = 2
+        },
+        /Deployment toolgate: sets replicas although an HPA scales it/,
+      ],
+      [
         'an HPA without behavior',
         (o) => {
           delete fields(o.find(({ object }) => object.kind === 'HorizontalPodAutoscaler')!.object.spec)

@@ -34,7 +34,11 @@ export function checkKubernetesPolicy(
   if (!gateway) return [...problems, `k8s: no Deployment named ${GATEWAY}`]
   const where = `${gateway.file}: Deployment ${GATEWAY}`
   const podLabels = fields(fields(fields(gateway.object.spec).template).metadata).labels
-  problems.push(...checkGatewayDeployment(gateway, objects, options).map((p) => `${where}: ${p}`))
+  const hpas = byKind('HorizontalPodAutoscaler').filter(
+    ({ object }) => fields(fields(object.spec).scaleTargetRef).name === GATEWAY,
+  )
+  const autoscaled = hpas.length > 0
+  problems.push(...checkGatewayDeployment(gateway, objects, autoscaled, options).map((p) => `${where}: ${p}`))
   const services = byKind('Service').filter((s) => matchesLabels(fields(s.object.spec).selector, podLabels))
   if (services.length === 0) problems.push(`k8s: no Service selects the ${GATEWAY} pods`)
   const pdbs = byKind('PodDisruptionBudget').filter((p) =>
@@ -42,9 +46,6 @@ export function checkKubernetesPolicy(
   )
   if (pdbs.length === 0) problems.push(`k8s: no PodDisruptionBudget covers the ${GATEWAY} pods`)
   for (const pdb of pdbs) problems.push(...checkDisruptionBudget(pdb))
-  const hpas = byKind('HorizontalPodAutoscaler').filter(
-    ({ object }) => fields(fields(object.spec).scaleTargetRef).name === GATEWAY,
-  )
   if (hpas.length === 0) problems.push(`k8s: no HorizontalPodAutoscaler scales Deployment ${GATEWAY}`)
   for (const hpa of hpas) problems.push(...checkAutoscaler(hpa))
   return problems
@@ -69,6 +70,7 @@ function checkEveryContainer({ file, object }: RenderedObject): string[] {
 function checkGatewayDeployment(
   { object }: RenderedObject,
   objects: readonly RenderedObject[],
+  autoscaled: boolean,
   options: KubernetesPolicyOptions,
 ): string[] {
   const spec = fields(object.spec)
@@ -77,7 +79,7 @@ function checkGatewayDeployment(
   if (!container) return [`no container named ${GATEWAY}`]
   const env = envMap(container.env)
   const problems = [
-    ...checkRollout(spec),
+    ...checkRollout(spec, autoscaled),
     ...checkListen(container, env),
     ...checkProbes(container),
     ...checkTermination(pod, container, env),
@@ -93,9 +95,15 @@ function checkGatewayDeployment(
   return problems
 }
 
-function checkRollout(spec: Fields): string[] {
+/** With an HPA, spec.replicas must be absent: every apply would reset the HPA's count to it. */
+function checkRollout(spec: Fields, autoscaled: boolean): string[] {
   const problems: string[] = []
-  if (typeof spec.replicas !== 'number' || spec.replicas < 2) problems.push('replicas must be at least 2')
+  if (autoscaled && spec.replicas !== undefined)
+    problems.push(
+      'sets replicas although an HPA scales it: every kubectl apply would reset the replica count',
+    )
+  if (!autoscaled && (typeof spec.replicas !== 'number' || spec.replicas < 2))
+    problems.push('replicas must be at least 2')
   const strategy = fields(spec.strategy)
   const maxUnavailable = fields(strategy.rollingUpdate).maxUnavailable
   if (strategy.type !== 'RollingUpdate' || (maxUnavailable !== 0 && maxUnavailable !== '0%'))
