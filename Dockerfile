@@ -3,21 +3,27 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm install`, not `npm ci`: the registry this project uses serves only the linux-gnu builds of
+# biome's optional platform packages, so the lock file cannot list the others and `npm ci` refuses
+# it as out of sync. The lock still pins every version; `cmp` fails the build if npm changed it.
+RUN cp package-lock.json /tmp/package-lock.json \
+  && npm install --no-audit --no-fund \
+  && cmp package-lock.json /tmp/package-lock.json
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY examples ./examples
-RUN npm run build:prod && npm prune --omit=dev
+RUN npm run build:prod && npm prune --omit=dev --no-audit --no-fund
 
-# Runtime stage: compiled JavaScript, no TypeScript, non-root.
+# Runtime stage: compiled JavaScript, production dependencies, non-root. The files stay owned by
+# root: the gateway reads its code, specs and dependencies but cannot change them.
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 SPECS_DIR=/app/specs
 WORKDIR /app
-COPY --from=build --chown=node:node /app/node_modules ./node_modules
-COPY --from=build --chown=node:node /app/dist ./dist
-COPY --chown=node:node package.json ./
-COPY --chown=node:node specs ./specs
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY specs ./specs
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
