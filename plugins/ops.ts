@@ -20,8 +20,11 @@ async function ops(fastify: FastifyInstance) {
     reply.header('API-Version', API_VERSION)
     reply.header('Catalog-Version', fastify.catalogStore.current().catalog.version)
     reply.header('X-Request-Id', request.id)
-    // While draining, every connection is served once more and closed: a load balancer holding
-    // idle keep-alive connections to this replica lets go of them before the listener closes.
+  })
+  // While draining, each response closes its connection, those of requests that started before
+  // the signal included: a load balancer's idle keep-alive connections to this replica go away
+  // before the listener closes, and none is left for the drain to wait on.
+  fastify.addHook('onSend', async (_request, reply) => {
     if (fastify.lifecycle.draining) reply.header('Connection', 'close')
   })
 

@@ -41,8 +41,8 @@ export interface RunningServer {
  * The only place that listens. With nothing configured it serves ./specs and starts the example
  * upstream in-process on a free port, pointing the shipped services at it (SPEC §4).
  */
-export async function startServer(env: Readonly<Record<string, string | undefined>>): Promise<RunningServer> {
-  let config = await loadConfig(env, (path) => readFile(path, 'utf8'))
+export async function startServer(validated: GatewayConfig): Promise<RunningServer> {
+  let config = validated
   let upstream: ExampleUpstream | undefined
   if (config.exampleUpstream) {
     upstream = await startExampleUpstream()
@@ -55,7 +55,13 @@ export async function startServer(env: Readonly<Record<string, string | undefine
     onError: (err) =>
       app.log.warn({ err }, `watching ${config.specsDir} failed; the periodic check still runs`),
   })
-  const url = await app.listen({ port: config.port, host: config.host })
+  let url: string
+  try {
+    url = await app.listen({ port: config.port, host: config.host })
+  } catch (err) {
+    await app.close() // the watcher, pools and Redis would keep a process that cannot serve alive
+    throw err
+  }
   if (upstream) app.log.info({ upstream: upstream.url }, 'example upstream started for the shipped specs')
   const shutdown = async () => {
     app.lifecycle.draining = true
@@ -84,31 +90,36 @@ function withExampleUpstream(config: GatewayConfig, url: string): GatewayConfig 
 /**
  * `toolgate serve`. SIGTERM/SIGINT shut down gracefully within DRAIN_DELAY + SHUTDOWN_TIMEOUT (exit 0,
  * or 1 when the bound cut the drain short); a second signal exits at once. SIGHUP reloads the specs.
+ * The signal handlers are in place before the server listens: a signal never finds it unprotected.
  */
 export async function serve(env: Readonly<Record<string, string | undefined>>): Promise<void> {
-  let server: RunningServer
+  let config: GatewayConfig
   try {
-    server = await startServer(env)
+    config = await loadConfig(env, (path) => readFile(path, 'utf8'))
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err
     process.stderr.write(`toolgate: ${err.message}\n`)
     process.exit(1)
   }
-  const { app, config } = server
-  process.on('SIGHUP', () => {
-    app.log.info('SIGHUP: reloading the catalog')
-    void app.catalogStore.reload('signal')
-  })
+  let server: RunningServer | undefined
   closeWithGrace(
     {
       delay: config.drainDelayMs + config.shutdownTimeoutMs,
-      skip: ['SIGHUP'],
-      logger: { error: (message: string) => app.log.error(message) },
+      skip: ['SIGHUP', 'beforeExit'], // SIGHUP reloads; an emptied event loop keeps its exit code
+      logger: {
+        error: (message: string) => (server ? server.app.log.error(message) : console.error(message)),
+      },
     },
     async ({ signal, err }) => {
-      if (err) app.log.error({ err }, 'unexpected error, shutting down')
-      else app.log.info({ signal }, 'shutting down')
+      if (!server) return // still starting: nothing to drain
+      if (err) server.app.log.error({ err }, 'unexpected error, shutting down')
+      else server.app.log.info({ signal }, 'shutting down')
       await server.shutdown()
     },
   )
+  process.on('SIGHUP', () => {
+    server?.app.log.info('SIGHUP: reloading the catalog')
+    void server?.app.catalogStore.reload('signal')
+  })
+  server = await startServer(config)
 }

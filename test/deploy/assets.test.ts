@@ -27,8 +27,8 @@ import { checkKubernetesPolicy, type RenderedObject } from './check-kubernetes-p
 import { envMap, type Fields, fieldList, fields } from './fields.js'
 import { runTool } from './run-tool.js'
 
-/** What the gateway reads; SHUTDOWN_TIMEOUT joins EnvSchema with the shutdown work (issue 6). */
-const KNOWN_ENV: ReadonlySet<string> = new Set([...Object.keys(EnvSchema.properties), 'SHUTDOWN_TIMEOUT'])
+/** What the gateway reads. */
+const KNOWN_ENV: ReadonlySet<string> = new Set(Object.keys(EnvSchema.properties))
 
 const scratch = () => mkdtemp(join(tmpdir(), 'toolgate-deploy-'))
 const readRoot = (path: string) => readFile(fromRoot(path), 'utf8')

@@ -30,3 +30,12 @@ test('a bad configuration stops the start with a message naming the variable', a
   assert.equal(result.code, 1)
   assert.match(result.stderr, /environment variable PORT: must be <= 65535/)
 })
+
+test('a port already in use stops the start with its message and a non-zero exit, not a process left hanging', async (t) => {
+  const holder = await startServerProcess({ EXAMPLE_UPSTREAM: 'off' })
+  t.after(() => stopServerProcess(holder))
+  const port = new URL(holder.url).port
+  const result = await runCli(['serve'], { PORT: port, HOST: '127.0.0.1', EXAMPLE_UPSTREAM: 'off' }, 10_000)
+  assert.equal(result.code, 2)
+  assert.match(result.stderr, /EADDRINUSE/)
+})
