@@ -21,6 +21,7 @@ export function startLoad(
   baseUrl: string,
   next: (n: number) => { path: string; method?: 'GET' | 'POST'; body?: string },
   workers = 4,
+  options: { keepAlive?: boolean } = {},
 ): RunningLoad {
   const dispatcher = new Agent({ connections: workers, keepAliveTimeout: 10_000 })
   const responses: LoadResponse[] = []
@@ -34,7 +35,11 @@ export function startLoad(
         const res = await request(`${baseUrl}${path}`, {
           method,
           dispatcher,
-          ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }),
+          headers: {
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...(options.keepAlive === false ? { connection: 'close' } : {}),
+          },
+          ...(body === undefined ? {} : { body }),
         })
         responses.push({ path, status: res.statusCode, headers: res.headers, body: await res.body.text() })
       } catch (err) {
