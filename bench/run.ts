@@ -65,18 +65,46 @@ async function main(): Promise<number> {
   const table = formatTable(rows)
   process.stdout.write(`\n${table}\n`)
   const out = options.out ?? defaultOut(options)
-  await writeFile(
-    out,
-    `${JSON.stringify(await results(options, cpuPlan.note, started, loadBefore, rows, table), null, 2)}\n`,
-  )
-  log(`wrote ${out}`)
+  const fresh = await results(options, cpuPlan.note, started, loadBefore, rows, table)
+  const document = options.merge ? await mergeInto(out, fresh, options.only) : fresh
+  await writeFile(out, `${JSON.stringify(document, null, 2)}\n`)
+  log(`${options.merge ? 'merged into' : 'wrote'} ${out}`)
   return crashed ? 1 : 0
 }
 
-/** A full run replaces the committed bench/results.json; a partial one must not. */
+/** A full run (or `--merge`) writes the committed bench/results.json; a partial one must not. */
 function defaultOut(options: BenchOptions): string {
   const full = options.only.size === ROWS.length
-  return full ? fromRoot('bench', 'results.json') : fromRoot('dist', 'bench', 'results.partial.json')
+  if (full || options.merge) return fromRoot('bench', 'results.json')
+  return fromRoot('dist', 'bench', 'results.partial.json')
+}
+
+type Results = Awaited<ReturnType<typeof results>>
+
+/**
+ * `--merge`: the rows of this run replace the same rows of the full run in `file`, in place; the
+ * run itself is listed under `reruns` (when, which rows, the machine), so nothing is passed off
+ * as measured in the full run.
+ */
+async function mergeInto(file: string, fresh: Results, only: ReadonlySet<RowName>) {
+  const existing = JSON.parse(await readFile(file, 'utf8')) as Results & { reruns?: unknown[] }
+  const rows: RowResult[] = []
+  let inserted = false
+  for (const row of existing.rows) {
+    if (!only.has(row.row)) rows.push(row)
+    else if (!inserted) {
+      rows.push(...fresh.rows)
+      inserted = true
+    }
+  }
+  if (!inserted) rows.push(...fresh.rows)
+  const { rows: rerunRows, table: _table, ...rerun } = fresh
+  return {
+    ...existing,
+    table: formatTable(rows).split('\n'),
+    rows,
+    reruns: [...(existing.reruns ?? []), { ...rerun, rows: rerunRows.map((row) => row.id) }],
+  }
 }
 
 async function results(

@@ -47,24 +47,37 @@ export interface LoadResult {
   readonly senderLagP99?: number
 }
 
+/** Gaps over 1 ms in a busy loop on one CPU: the box's scheduling noise. */
+export interface StallProbe {
+  readonly seconds: number
+  readonly stalls: number
+  readonly worstMs: number
+  /** Sum of the gaps: how long the CPU was taken away. */
+  readonly lostMs: number
+}
+
+export function runStallProbe(seconds: number, cpus: string | undefined): Promise<StallProbe> {
+  return runChild('stalls.js', [String(seconds)], cpus)
+}
+
 export function runClosed(load: ClosedLoad, cpus: string | undefined): Promise<LoadResult> {
-  return runChild('closed.js', load, cpus)
+  return runChild('closed.js', [JSON.stringify(load)], cpus)
 }
 
 export function runOpen(load: OpenLoad, cpus: string | undefined): Promise<LoadResult> {
-  return runChild('open.js', load, cpus)
+  return runChild('open.js', [JSON.stringify(load)], cpus)
 }
 
 /** The load generator is its own process, pinned away from the server under test. */
-async function runChild(script: string, spec: ClosedLoad | OpenLoad, cpus: string | undefined) {
-  const child = spawnNode(benchScript('load', script), [JSON.stringify(spec)], { cpus })
+async function runChild<T>(script: string, args: string[], cpus: string | undefined): Promise<T> {
+  const child = spawnNode(benchScript('load', script), args, { cpus })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk))
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk))
   const [code] = (await once(child, 'exit')) as [number | null]
   if (code !== 0) throw new Error(`load generator ${script} exited with ${code}:\n${stderr}`)
-  return JSON.parse(stdout) as LoadResult
+  return JSON.parse(stdout) as T
 }
 
 /** Why a run does not count (gateway.md §4.6: a run with errors is invalid); empty when it does. */

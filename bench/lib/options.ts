@@ -15,6 +15,8 @@ export interface BenchOptions {
   readonly only: ReadonlySet<RowName>
   /** Where results.json goes (`--out`); the committed bench/results.json by default. */
   readonly out: string | undefined
+  /** `--merge`: put the rows of an `--only` run into bench/results.json, recorded as a rerun. */
+  readonly merge: boolean
 }
 
 const DEFAULTS = {
@@ -30,8 +32,13 @@ export class UsageError extends Error {}
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
-    options: { only: { type: 'string', multiple: true }, out: { type: 'string' } },
+    options: {
+      only: { type: 'string', multiple: true },
+      out: { type: 'string' },
+      merge: { type: 'boolean', default: false },
+    },
   })
+  if (values.merge && !values.only) throw new UsageError('--merge takes the rows of an --only run')
   return {
     duration: positive(env.BENCH_DURATION, 'BENCH_DURATION', DEFAULTS.duration),
     runs: Math.round(positive(env.BENCH_RUNS, 'BENCH_RUNS', DEFAULTS.runs)),
@@ -39,6 +46,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): B
     rate: Math.round(positive(env.BENCH_RATE, 'BENCH_RATE', DEFAULTS.rate)),
     only: parseOnly(values.only ?? []),
     out: values.out,
+    merge: values.merge ?? false,
   }
 }
 
