@@ -7,7 +7,7 @@ import type { BuildResult } from '../catalog-build/result.js'
 import type { RowContext } from '../lib/context.js'
 import { benchScript, fromRoot } from '../lib/paths.js'
 import { spawnNode } from '../lib/processes.js'
-import { ms, type RowResult, spreadOf } from '../lib/report.js'
+import { ms, type RowResult, rangeOf } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
 const GITHUB = fromRoot('node_modules', '@octokit', 'openapi', 'generated', 'api.github.com.json')
@@ -65,7 +65,7 @@ export async function catalogBuildRows(ctx: RowContext): Promise<RowResult[]> {
       target: { op: '<=', value: 1 },
       candidate: cell(ours, 'tools'),
       baseline: `${cell(theirs, 'functions')}, ${theirs[0]!.errors} errors`,
-      spread: spreadOf(ratio.min, ratio.max),
+      range: rangeOf(ratio),
       problems: [],
       notes: [
         `toolgate with the OpenAI document rendered as well: ${ms(time(rendered))}, ${rss(rendered).toFixed(0)} MB peak (ratio ${(time(rendered) / time(theirs)).toFixed(2)})`,

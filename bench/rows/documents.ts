@@ -8,7 +8,7 @@ import { BASELINE_ENV, formatBytes, GATEWAY_ENV, megabytes, type RowContext } fr
 import { type LoadRequest, problemsOf, runClosed } from '../lib/load.js'
 import { benchScript, fromRoot } from '../lib/paths.js'
 import { memoryOf, type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
-import { type RowResult, rps, spreadOf } from '../lib/report.js'
+import { type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round } from '../lib/stats.js'
 
 const KUBERNETES = fromRoot('test', 'fixtures', 'real-world', 'kubernetes-v1.13.json')
@@ -119,7 +119,7 @@ async function compareDocuments(
         target: { op: '>=', value: 0.9 },
         candidate: rps(pair.candidate.rps.median),
         baseline: rps(pair.baseline.rps.median),
-        spread: spreadOf(pair.ratio.min, pair.ratio.max),
+        range: rangeOf(pair.ratio),
         problems: [...checked, ...pair.problems],
         details: { tools, ...figure, ...pair },
       })

@@ -9,7 +9,7 @@ import { ITEMS_TOOL_ID, itemsSetup } from '../lib/items-spec.js'
 import { type LoadRequest, type LoadResult, problemsOf, runOpen, runStallProbe } from '../lib/load.js'
 import { benchScript } from '../lib/paths.js'
 import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
-import { ms, type RowResult, rps, spreadOf } from '../lib/report.js'
+import { ms, type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
 const ARGUMENTS = JSON.stringify({ itemId: '42' })
@@ -125,7 +125,7 @@ async function throughputRow(
     target: { op: '>=', value: 1 },
     candidate: rps(pair.candidate.rps.median),
     baseline: rps(pair.baseline.rps.median),
-    spread: spreadOf(pair.ratio.min, pair.ratio.max),
+    range: rangeOf(pair.ratio),
     problems: [...checked, ...pair.problems],
     details: { ...figure, ...pair },
   }
@@ -196,7 +196,7 @@ async function latencyRow(
     target: { op: '<=', value: 2 },
     candidate: `p99 ${ms(p99(ours))}, p50 ${ms(p50(ours))}`,
     baseline: `reply-from adds ${ms(addedByReplyFrom.median)}; direct p99 ${ms(p99(direct))}`,
-    spread: spreadOf(added.min, added.max),
+    range: rangeOf(added),
     problems,
     notes: [
       `the load generator's lateness against its schedule, p99: median ${ms(lags.median)}, worst ${ms(lags.max)}. It is the same for every side, but a p99 difference finer than it is noise`,

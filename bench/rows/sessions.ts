@@ -11,7 +11,7 @@ import { BASELINE_ENV, GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
 import { benchScript } from '../lib/paths.js'
 import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
-import { type RowResult, rps, spreadOf } from '../lib/report.js'
+import { type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round } from '../lib/stats.js'
 
 const FIGURE = 'GET /api/sessions/:code/metadata (Redis) -c100 -p10'
@@ -99,7 +99,7 @@ async function measure(ctx: RowContext, redisUrl: string, prefix: string): Promi
       target: TARGET,
       candidate: rps(pair.candidate.rps.median),
       baseline: rps(pair.baseline.rps.median),
-      spread: spreadOf(pair.ratio.min, pair.ratio.max),
+      range: rangeOf(pair.ratio),
       problems: [...checked, ...pair.problems],
       details: { ...figure, ...pair },
     }
