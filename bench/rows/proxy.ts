@@ -1,0 +1,217 @@
+// Row 3: POST /tools/:name through the gateway to a local upstream, against @fastify/reply-from
+// forwarding the same request unchanged: closed-loop throughput, then the p99 latency each adds
+// over calling the upstream directly, open loop at a fixed rate.
+import { request } from 'undici'
+import { get } from '../lib/capture.js'
+import { comparePair, type Target } from '../lib/compare.js'
+import { BASELINE_ENV, GATEWAY_ENV, type RowContext } from '../lib/context.js'
+import { ITEMS_TOOL_ID, itemsSetup } from '../lib/items-spec.js'
+import { type LoadRequest, type LoadResult, problemsOf, runOpen, runStallProbe } from '../lib/load.js'
+import { benchScript } from '../lib/paths.js'
+import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { ms, type RowResult, rangeOf, rps } from '../lib/report.js'
+import { round, summarize } from '../lib/stats.js'
+
+const ARGUMENTS = JSON.stringify({ itemId: '42' })
+const DIRECT: LoadRequest = { method: 'GET', path: '/items/42' }
+/** Enough for the open loop never to wait for a free connection at a moderate rate. */
+const OPEN_LOOP_CONNECTIONS = 32
+/**
+ * A generator this late against its schedule (p99) bunches its requests: the run is no longer a
+ * fixed rate, so it does not count. Smaller lags are the box's jitter and are reported as a note.
+ */
+const MAX_SENDER_LAG_MS = 10
+/** A run that did not deliver this share of the rate was not the load it claims. */
+const MIN_RATE_SHARE = 0.95
+const STALL_PROBE_SECONDS = 1
+
+export async function proxyRows(ctx: RowContext): Promise<RowResult[]> {
+  const started: Started[] = []
+  try {
+    const upstream = await startScriptServer(
+      'upstream',
+      benchScript('servers', 'upstream.js'),
+      [],
+      ctx.cpus.upstream,
+    )
+    started.push(upstream)
+    const { specs, configFile } = await itemsSetup(
+      ctx.tmp,
+      'proxy',
+      `services:\n  items:\n    upstream: ${upstream.url}\n`,
+    )
+    ctx.log('row 3: starting the gateway, reply-from and the upstream')
+    const gateway = await startGateway(
+      'gateway',
+      { ...GATEWAY_ENV, SPECS_DIR: specs, TOOLGATE_CONFIG: configFile },
+      ctx.cpus.server,
+    )
+    started.push(gateway)
+    const replyFrom = await startScriptServer(
+      'reply-from',
+      benchScript('servers', 'reply-from.js'),
+      [upstream.url],
+      ctx.cpus.server,
+      BASELINE_ENV,
+    )
+    started.push(replyFrom)
+    const call = await toolCall(gateway.url)
+    const checked = await sameAnswers(call, [gateway.url, replyFrom.url], upstream.url)
+    return [
+      await throughputRow(ctx, gateway, replyFrom, call, checked),
+      await latencyRow(ctx, { gateway, replyFrom, upstream }, call, checked),
+    ]
+  } finally {
+    for (const server of started.reverse()) await stop(server)
+  }
+}
+
+/** The tool call as an agent posts it, by the tool's wire name from the gateway's own catalog. */
+async function toolCall(origin: string): Promise<LoadRequest> {
+  const catalog = JSON.parse((await get(`${origin}/catalog`)).body.toString()) as {
+    tools: { id: string; wireName: string }[]
+  }
+  const tool = catalog.tools.find((t) => t.id === ITEMS_TOOL_ID)
+  if (!tool) throw new Error(`${ITEMS_TOOL_ID} is not in the gateway's catalog`)
+  return {
+    method: 'POST',
+    path: `/tools/${tool.wireName}`,
+    headers: { 'content-type': 'application/json' },
+    body: ARGUMENTS,
+  }
+}
+
+/** The correctness pass: both proxies answer 200 with the upstream's exact bytes. */
+async function sameAnswers(call: LoadRequest, proxies: string[], upstream: string): Promise<string[]> {
+  const direct = await get(upstream + DIRECT.path)
+  const problems: string[] = []
+  for (const origin of proxies) {
+    const response = await request(origin + call.path, {
+      method: 'POST',
+      headers: call.headers ?? {},
+      body: call.body ?? '',
+    })
+    const body = Buffer.from(await response.body.arrayBuffer())
+    if (response.statusCode !== 200 || !body.equals(direct.body)) {
+      problems.push(`${origin}${call.path} answered ${response.statusCode} ${body.toString().slice(0, 200)}`)
+    }
+  }
+  return problems
+}
+
+async function throughputRow(
+  ctx: RowContext,
+  gateway: Started,
+  replyFrom: Started,
+  call: LoadRequest,
+  checked: string[],
+): Promise<RowResult> {
+  const figure = { requests: [call], connections: 50, pipelining: 1, expectedStatus: 200 }
+  const label = `POST ${call.path} -c50 -p1 (closed loop)`
+  ctx.log(`row 3: ${label}`)
+  const pair = await comparePair(
+    { label: 'toolgate', origin: gateway.url },
+    { label: 'reply-from', origin: replyFrom.url },
+    figure,
+    ctx.options,
+    ctx.cpus.client,
+  )
+  return {
+    id: '3a',
+    row: 'proxy',
+    figure: label,
+    metric: 'req/s ratio vs reply-from',
+    value: round(pair.ratio.median, 3),
+    target: { op: '>=', value: 1 },
+    candidate: rps(pair.candidate.rps.median),
+    baseline: rps(pair.baseline.rps.median),
+    range: rangeOf(pair.ratio),
+    problems: [...checked, ...pair.problems],
+    details: { ...figure, ...pair },
+  }
+}
+
+interface LatencyTargets {
+  readonly gateway: Started
+  readonly replyFrom: Started
+  readonly upstream: Started
+}
+
+/** Open loop: direct, toolgate and reply-from interleaved, the order rotating every run. */
+async function latencyRow(
+  ctx: RowContext,
+  servers: LatencyTargets,
+  call: LoadRequest,
+  checked: string[],
+): Promise<RowResult> {
+  const { rate, runs, warmup, duration } = ctx.options
+  const label = `POST ${call.path} p99 added over direct @ ${rate} req/s (open loop)`
+  ctx.log(`row 3: ${label}`)
+  const sides: [Target & { request: LoadRequest }, LoadResult[]][] = [
+    [{ label: 'direct', origin: servers.upstream.url, request: DIRECT }, []],
+    [{ label: 'toolgate', origin: servers.gateway.url, request: call }, []],
+    [{ label: 'reply-from', origin: servers.replyFrom.url, request: call }, []],
+  ]
+  const problems = [...checked]
+  const run = async (target: Target & { request: LoadRequest }, seconds: number) => {
+    const load = { origin: target.origin, request: target.request, rate, duration: seconds }
+    const result = await runOpen({ ...load, connections: OPEN_LOOP_CONNECTIONS }, ctx.cpus.client)
+    for (const problem of problemsOf(result, 200)) problems.push(`${target.label}: ${problem}`)
+    const lag = result.senderLagP99 ?? 0
+    if (lag > MAX_SENDER_LAG_MS) {
+      problems.push(`${target.label}: the load generator ran ${lag.toFixed(1)} ms behind its schedule (p99)`)
+    }
+    if (result.rps < rate * MIN_RATE_SHARE) {
+      problems.push(`${target.label}: ${result.rps.toFixed(0)} req/s delivered of ${rate}`)
+    }
+    return result
+  }
+  const stalls = {
+    server: await runStallProbe(STALL_PROBE_SECONDS, ctx.cpus.server),
+    client: await runStallProbe(STALL_PROBE_SECONDS, ctx.cpus.client),
+  }
+  for (const [target] of sides) await run(target, warmup)
+  for (let i = 0; i < runs; i++) {
+    for (let j = 0; j < sides.length; j++) {
+      const [target, results] = sides[(i + j) % sides.length]!
+      results.push(await run(target, duration))
+    }
+  }
+  const [direct, ours, theirs] = sides.map(([, results]) => results) as [
+    LoadResult[],
+    LoadResult[],
+    LoadResult[],
+  ]
+  const added = summarize(ours.map((r, i) => r.p99 - direct[i]!.p99))
+  const addedByReplyFrom = summarize(theirs.map((r, i) => r.p99 - direct[i]!.p99))
+  const p99 = (results: LoadResult[]) => summarize(results.map((r) => r.p99)).median
+  const p50 = (results: LoadResult[]) => summarize(results.map((r) => r.p50)).median
+  const lags = summarize([...direct, ...ours, ...theirs].map((r) => r.senderLagP99 ?? 0))
+  return {
+    id: '3b',
+    row: 'proxy',
+    figure: label,
+    metric: 'ms added (p99)',
+    value: round(added.median, 2),
+    target: { op: '<=', value: 2 },
+    candidate: `p99 ${ms(p99(ours))}, p50 ${ms(p50(ours))}`,
+    baseline: `reply-from adds ${ms(addedByReplyFrom.median)}; direct p99 ${ms(p99(direct))}`,
+    range: rangeOf(added),
+    problems,
+    notes: [
+      `the load generator's lateness against its schedule, p99: median ${ms(lags.median)}, worst ${ms(lags.max)}. It is the same for every side, but a p99 difference finer than it is noise`,
+      `box noise, busy loop ${STALL_PROBE_SECONDS} s per CPU: server CPU ${stalls.server.stalls} stalls > 1 ms (worst ${ms(stalls.server.worstMs)}), client CPU ${stalls.client.stalls} (worst ${ms(stalls.client.worstMs)})`,
+    ],
+    details: {
+      rate,
+      stalls,
+      senderLagP99: lags,
+      connections: OPEN_LOOP_CONNECTIONS,
+      added,
+      addedByReplyFrom,
+      direct,
+      toolgate: ours,
+      replyFrom: theirs,
+    },
+  }
+}
