@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import type { SourceReader } from '../../src/catalog/index.js'
 import { testApp } from '../helpers/app.js'
 import { MEMORY_DIR } from '../helpers/memory-catalog.js'
-import { parsePrometheusText, valueOf } from '../helpers/prometheus.js'
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus.js'
 import { serviceSpec } from '../helpers/specs-dir.js'
 import { closedPort, startUpstream } from '../helpers/upstreams.js'
 
@@ -47,7 +47,7 @@ test('/metrics parses as Prometheus text and shows request, upstream, reload and
   // Requests by route pattern (never the raw URL) and status, with a latency histogram.
   assert.equal(metrics.types.get('http_request_duration_seconds'), 'histogram')
   const requests = (labels: Record<string, string>) =>
-    valueOf(metrics, 'http_request_duration_seconds_count', { method: 'POST', ...labels })
+    sampleValue(metrics, 'http_request_duration_seconds_count', { method: 'POST', ...labels })
   assert.equal(requests({ route: '/tools/:name', status_code: '200' }), 1)
   assert.equal(requests({ route: '/tools/:name', status_code: '502' }), 1)
   assert.equal(requests({ route: '/api/sessions', status_code: '201' }), 1)
@@ -58,29 +58,29 @@ test('/metrics parses as Prometheus text and shows request, upstream, reload and
 
   // Upstream calls and errors by service.
   const upstreamCalls = (service: string, result: string) =>
-    valueOf(metrics, 'toolgate_upstream_requests_total', { service, result })
+    sampleValue(metrics, 'toolgate_upstream_requests_total', { service, result })
   assert.equal(upstreamCalls('svc', '200'), 1)
   assert.equal(upstreamCalls('svc', '503'), 1)
   assert.equal(upstreamCalls('gone', 'unreachable'), 1)
-  assert.equal(valueOf(metrics, 'toolgate_upstream_errors_total', { service: 'svc', kind: '5xx' }), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_upstream_errors_total', { service: 'svc', kind: '5xx' }), 1)
   assert.equal(
-    valueOf(metrics, 'toolgate_upstream_errors_total', { service: 'gone', kind: 'unreachable' }),
+    sampleValue(metrics, 'toolgate_upstream_errors_total', { service: 'gone', kind: 'unreachable' }),
     1,
   )
-  assert.equal(valueOf(metrics, 'toolgate_upstream_duration_seconds_count', { service: 'svc' }), 2)
+  assert.equal(sampleValue(metrics, 'toolgate_upstream_duration_seconds_count', { service: 'svc' }), 2)
 
   // Catalog reloads and failures, and what serves now.
-  assert.equal(valueOf(metrics, 'toolgate_catalog_reloads_total', { trigger: 'manual' }), 1)
-  assert.equal(valueOf(metrics, 'toolgate_catalog_reloads_total', { trigger: 'signal' }), 1)
-  assert.equal(valueOf(metrics, 'toolgate_catalog_reload_failures_total', { trigger: 'manual' }), 1)
-  assert.equal(valueOf(metrics, 'toolgate_catalog_reload_duration_seconds_count'), 2)
-  assert.equal(valueOf(metrics, 'toolgate_catalog_stale_sources'), 1)
-  assert.equal(valueOf(metrics, 'toolgate_catalog_tools'), 2)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_reloads_total', { trigger: 'manual' }), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_reloads_total', { trigger: 'signal' }), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_reload_failures_total', { trigger: 'manual' }), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_reload_duration_seconds_count'), 2)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_stale_sources'), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_tools'), 2)
   const version = app.catalogStore.current().catalog.version
-  assert.equal(valueOf(metrics, 'toolgate_catalog_info', { version }), 1)
+  assert.equal(sampleValue(metrics, 'toolgate_catalog_info', { version }), 1)
 
-  assert.equal(valueOf(metrics, 'toolgate_sessions_created_total', { store: 'memory' }), 1)
-  assert.ok(valueOf(metrics, 'process_resident_memory_bytes') > 0)
+  assert.equal(sampleValue(metrics, 'toolgate_sessions_created_total', { store: 'memory' }), 1)
+  assert.ok(sampleValue(metrics, 'process_resident_memory_bytes') > 0)
 })
 
 test('the metrics parser used above refuses malformed exposition text', () => {

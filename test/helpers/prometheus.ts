@@ -62,7 +62,11 @@ export function parsePrometheusText(text: string): Exposition {
 }
 
 /** The value of the one sample named `name` whose labels include `labels`. */
-export function valueOf(exposition: Exposition, name: string, labels: Record<string, string> = {}): number {
+export function sampleValue(
+  exposition: Exposition,
+  name: string,
+  labels: Record<string, string> = {},
+): number {
   const matches = exposition.samples.filter(
     (sample) =>
       sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
