@@ -22,7 +22,7 @@ export default async function opal(fastify: FastifyInstance) {
   const discovery = async (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
     const profile = request.query.profile ?? DISCOVER_VIEW
     const { documents, catalog } = fastify.catalogStore.current()
-    const document = documents.opal?.[profile]
+    const document = documents.get('opal', profile)
     if (!document) throw new errors.profileUnknown(profile, Object.keys(catalog.views).join(', '))
     reply.header('Cache-Control', 'no-cache, no-store, must-revalidate')
     return sendDocument(request, reply, document)

@@ -30,7 +30,7 @@ export default async function openai(fastify: FastifyInstance) {
         throw new errors.profileUnknown(view, Object.keys(snapshot.catalog.views).join(', '))
       }
       const format = family === 'openai' && request.query.strict === 'true' ? 'openai-strict' : family
-      if (!perService) return sendDocument(request, reply, snapshot.documents[format]![view]!)
+      if (!perService) return sendDocument(request, reply, snapshot.documents.get(format, view)!)
       const name = (request.params['*'] ?? '').replace(/\.json$/, '')
       const service = snapshot.findService(name)
       if (!service || !(request.params['*'] ?? '').endsWith('.json')) {

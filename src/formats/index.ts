@@ -20,7 +20,6 @@ export {
   viewTools,
 } from './openai.js'
 export {
-  measureViews,
   renderViews,
   type ServedSize,
   type ViewDocuments,
@@ -36,24 +35,31 @@ export interface RenderOptions {
 /** Every format the gateway serves a view in; each protocol surface adds its renderer here. */
 export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
   return [
-    { format: 'tools', render: renderToolList },
-    { format: 'opal', render: (catalog, view) => renderOpalDiscovery(catalog, view, options.opal) },
+    { format: 'tools', served: 'measured', render: renderToolList },
+    {
+      format: 'opal',
+      served: 'eager',
+      render: (catalog, view) => renderOpalDiscovery(catalog, view, options.opal),
+    },
     {
       format: 'openai',
+      served: 'eager',
       render: (catalog, view) => renderOpenAITools(catalog, view),
       renderService: (catalog, view, serviceId) => renderOpenAITools(catalog, view, { serviceId }),
     },
     {
       format: 'openai-strict',
+      served: 'on-demand',
       render: (catalog, view) => renderOpenAITools(catalog, view, { strict: true }),
       renderService: (catalog, view, serviceId) =>
         renderOpenAITools(catalog, view, { strict: true, serviceId }),
     },
     {
       format: 'claude',
+      served: 'eager',
       render: (catalog, view) => renderClaudeTools(catalog, view),
       renderService: (catalog, view, serviceId) => renderClaudeTools(catalog, view, { serviceId }),
     },
-    { format: 'mcp', render: renderMcpTools },
+    { format: 'mcp', served: 'measured', render: renderMcpTools },
   ]
 }

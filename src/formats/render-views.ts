@@ -4,6 +4,13 @@ import { ServedDocument } from './served-document.js'
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
 export interface ViewRenderer {
   readonly format: string
+  /**
+   * `eager`: rendered with the catalog, before it serves (the discovery documents every agent
+   * fetches on start). `on-demand`: rendered on its first request, then kept for the version.
+   * `measured`: never served whole (MCP pages through the catalog itself); only its size is kept,
+   * for the context budget in /catalog.
+   */
+  readonly served: 'eager' | 'on-demand' | 'measured'
   render(catalog: Catalog, viewName: string): unknown
   /** Formats served per service too (`/openai/:service.json`). */
   renderService?(catalog: Catalog, viewName: string, serviceId: string): unknown
@@ -14,35 +21,49 @@ export interface ServedSize {
   readonly tools: number
 }
 
-/** format → view → document. */
-export type ViewDocuments = Readonly<Record<string, Readonly<Record<string, ServedDocument>>>>
-
-/** Every view in every format, rendered and serialized once per catalog version. */
-export function renderViews(catalog: Catalog, renderers: readonly ViewRenderer[]): ViewDocuments {
-  const documents: Record<string, Record<string, ServedDocument>> = {}
-  for (const renderer of renderers) {
-    documents[renderer.format] = {}
-    for (const view of Object.keys(catalog.views)) {
-      documents[renderer.format]![view] = new ServedDocument(renderer.render(catalog, view))
-    }
-  }
-  return documents
+/** The documents of one catalog version. */
+export interface ViewDocuments {
+  /** A view in a format, as served; undefined for an unknown view or a format never served whole. */
+  get(format: string, view: string): ServedDocument | undefined
+  /** Per view and format, the bytes an agent is served and how many tools that is (SPEC §1). */
+  readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
 }
 
 /**
- * Per view and format, the bytes an agent is served and how many tools that is (SPEC §1): the
- * context budget a view costs.
+ * Every view in every format, serialized once per catalog version (eager ones now, on-demand ones
+ * on first use) and measured now: a 1,000-tool catalog's formats weigh ~80 MB, and only the
+ * discovery documents are worth holding from the start.
  */
-export function measureViews(
-  catalog: Catalog,
-  documents: ViewDocuments,
-): Record<string, Record<string, ServedSize>> {
+export function renderViews(catalog: Catalog, renderers: readonly ViewRenderer[]): ViewDocuments {
+  const kept = new Map<string, ServedDocument>()
+  const key = (format: string, view: string) => `${format}\u0000${view}`
   const sizes: Record<string, Record<string, ServedSize>> = {}
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
-    for (const [format, byView] of Object.entries(documents)) {
-      sizes[view][format] = { bytes: byView[view]?.body.length ?? 0, tools: toolIds.length }
+    for (const renderer of renderers) {
+      const value = renderer.render(catalog, view)
+      let bytes: number
+      if (renderer.served === 'eager') {
+        const document = new ServedDocument(value)
+        kept.set(key(renderer.format, view), document)
+        bytes = document.body.length
+      } else bytes = Buffer.byteLength(JSON.stringify(value))
+      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
     }
   }
-  return sizes
+  const onDemand = new Map(
+    renderers.filter((renderer) => renderer.served === 'on-demand').map((r) => [r.format, r]),
+  )
+  return {
+    sizes,
+    get(format, view) {
+      const existing = kept.get(key(format, view))
+      if (existing) return existing
+      const renderer = onDemand.get(format)
+      if (!renderer || !catalog.views[view]) return undefined
+      const document = new ServedDocument(renderer.render(catalog, view))
+      kept.set(key(format, view), document)
+      return document
+    },
+  }
 }

@@ -3,7 +3,6 @@ import type { GatewayConfig } from '../config/load-config.js'
 import { type ArgumentValidator, createArgumentValidator } from '../executor/index.js'
 import {
   createViewRenderers,
-  measureViews,
   type RenderOptions,
   renderViews,
   ServedDocument,
@@ -19,11 +18,11 @@ export interface CatalogSnapshot {
   readonly loadedAt: string
   /** The reload that produced this version; absent for the one built at start. */
   readonly reload?: ReloadRecord
-  /** format → view → the served document (bytes, ETag, compressed variants). */
+  /** Each view in each format as served (bytes, ETag, compressed variants), and their sizes. */
   readonly documents: ViewDocuments
   /** Per view and format: bytes served and tool count. */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
-  /** GET /catalog. */
+  /** GET /catalog, rendered on its first request: for 1,000 tools it weighs ~30 MB. */
   readonly catalogDocument: ServedDocument
   /** One service's tools in a format, rendered on first demand and kept for this version. */
   serviceDocument(format: string, view: string, serviceId: string): ServedDocument | undefined
@@ -43,7 +42,8 @@ export function buildSnapshot(
   reload?: ReloadRecord,
 ): CatalogSnapshot {
   const documents = renderViews(catalog, [...createViewRenderers(render)])
-  const sizes = measureViews(catalog, documents)
+  const { sizes } = documents
+  let catalogDocument: ServedDocument | undefined
   const callable = new Map<string, Tool>()
   for (const tool of catalog.tools) {
     if (tool.ignored) continue
@@ -70,12 +70,15 @@ export function buildSnapshot(
     documents,
     sizes,
     ...(reload ? { reload } : {}),
-    catalogDocument: new ServedDocument({
-      ...catalog,
-      loadedAt: loadedAt.toISOString(),
-      sizes,
-      ...(reload ? { lastReload: reload } : {}),
-    }),
+    get catalogDocument() {
+      catalogDocument ??= new ServedDocument({
+        ...catalog,
+        loadedAt: loadedAt.toISOString(),
+        sizes,
+        ...(reload ? { lastReload: reload } : {}),
+      })
+      return catalogDocument
+    },
     findTool: (name: string) => callable.get(name),
     serviceDocument,
     findService: (name: string) =>
