@@ -24,8 +24,9 @@ async function ops(fastify: FastifyInstance) {
   // While draining, each response closes its connection, those of requests that started before
   // the signal included: a load balancer's idle keep-alive connections to this replica go away
   // before the listener closes, and none is left for the drain to wait on.
-  fastify.addHook('onSend', async (_request, reply) => {
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
     if (fastify.lifecycle.draining) reply.header('Connection', 'close')
+    done(null, payload)
   })
 
   fastify.get('/health', async () => ({ status: 'ok' }))

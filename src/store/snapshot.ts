@@ -41,7 +41,8 @@ export function buildSnapshot(
   render: RenderOptions,
   reload?: ReloadRecord,
 ): CatalogSnapshot {
-  const documents = renderViews(catalog, [...createViewRenderers(render)])
+  const renderers = createViewRenderers(render)
+  const documents = renderViews(catalog, renderers)
   const { sizes } = documents
   let catalogDocument: ServedDocument | undefined
   const callable = new Map<string, Tool>()
@@ -51,10 +52,10 @@ export function buildSnapshot(
     callable.set(tool.id, tool)
   }
   const services = new Map(catalog.services.map((service) => [service.id, service]))
-  const renderers = new Map(createViewRenderers(render).map((renderer) => [renderer.format, renderer]))
+  const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
   const perService = new Map<string, ServedDocument>()
   const serviceDocument = (format: string, view: string, serviceId: string) => {
-    const renderer = renderers.get(format)
+    const renderer = byFormat.get(format)
     if (!renderer?.renderService || !catalog.views[view] || !services.has(serviceId)) return undefined
     const key = `${format}\u0000${view}\u0000${serviceId}`
     let document = perService.get(key)

@@ -46,24 +46,33 @@ export async function startServerProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let output = ''
+  let started = false
+  const append = (chunk: Buffer) => {
+    output += chunk
+  }
+  child.stdout!.on('data', append)
+  child.stderr!.on('data', append)
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`server did not start (it must log "Server listening at", an info line):\n${output}`))
     }, timeoutMs)
-    const onData = (chunk: Buffer) => {
-      output += chunk
+    // Only until it listens: under load the log grows by megabytes, and nothing needs searching then.
+    const onData = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match) {
-        clearTimeout(timer)
-        resolve(match[1]!)
-      }
+      if (!match) return
+      started = true
+      clearTimeout(timer)
+      child.stdout!.off('data', onData)
+      child.stderr!.off('data', onData)
+      resolve(match[1]!)
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}:\n${output}`)))
+    child.once('exit', (code) => {
+      if (!started) reject(new Error(`server exited with ${code}:\n${output}`))
+    })
   })
-  child.stdout!.on('data', (chunk) => (output += chunk))
   return { child, url, logs: () => output }
 }
 
