@@ -1,7 +1,10 @@
-import { writeFile } from 'node:fs/promises'
+import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { request } from 'undici'
 import type { StaticRoute } from '../servers/static-responses.js'
+import { BASELINE_ENV, type RowContext } from './context.js'
+import { benchScript } from './paths.js'
+import { type Started, startScriptServer } from './processes.js'
 
 /** Headers that belong to one response, not to the document: the baseline's server sets its own. */
 const PER_RESPONSE = new Set([
@@ -106,4 +109,22 @@ export async function compareAnswers(
     }
   }
   return problems
+}
+
+/** The bare-Fastify baseline of rows 1 and 2: `routes` served exactly as captured from the gateway. */
+export async function startStaticBaseline(
+  ctx: RowContext,
+  name: string,
+  routes: readonly { route: string; captured: Captured }[],
+): Promise<Started> {
+  const served = join(ctx.tmp, name)
+  await mkdir(served, { recursive: true })
+  const list = await writeStaticRoutes(served, routes)
+  return startScriptServer(
+    'bare Fastify',
+    benchScript('servers', 'static-responses.js'),
+    [list],
+    ctx.cpus.server,
+    BASELINE_ENV,
+  )
 }

@@ -4,12 +4,12 @@
 import { copyFile, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { createViewRenderers } from '../../src/formats/index.js'
-import { type Captured, capture, compareAnswers, get, writeStaticRoutes } from '../lib/capture.js'
+import { type Captured, capture, compareAnswers, get, startStaticBaseline } from '../lib/capture.js'
 import { comparePair, type Figure } from '../lib/compare.js'
-import { BASELINE_ENV, formatBytes, GATEWAY_ENV, megabytes, type RowContext } from '../lib/context.js'
+import { formatBytes, GATEWAY_ENV, megabytes, type RowContext } from '../lib/context.js'
 import { type LoadRequest, problemsOf, runClosed } from '../lib/load.js'
-import { benchScript, fromRoot } from '../lib/paths.js'
-import { memoryOf, type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { fromRoot } from '../lib/paths.js'
+import { memoryOf, type Started, startGateway, stop } from '../lib/processes.js'
 import { type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round } from '../lib/stats.js'
 
@@ -65,18 +65,10 @@ export async function documentRows(
     for (const path of DOCUMENTS) captured.set(path, await capture(gateway.url, path))
     const rows: RowResult[] = []
     if (want.compare) {
-      const served = join(ctx.tmp, 'documents-baseline')
-      await mkdir(served, { recursive: true })
-      const routes = await writeStaticRoutes(
-        served,
+      baseline = await startStaticBaseline(
+        ctx,
+        'documents-baseline',
         DOCUMENTS.map((path) => ({ route: path, captured: captured.get(path)! })),
-      )
-      baseline = await startScriptServer(
-        'bare Fastify',
-        benchScript('servers', 'static-responses.js'),
-        [routes],
-        ctx.cpus.server,
-        BASELINE_ENV,
       )
       rows.push(...(await compareDocuments(ctx, gateway, baseline, captured, tools)))
     } else {

@@ -1,16 +1,13 @@
 // Row 2: GET /api/sessions/:code/metadata with sessions in Redis against the same bare route
 // sending the same manifest bytes without asking Redis.
 import { randomBytes } from 'node:crypto'
-import { mkdir } from 'node:fs/promises'
-import { join } from 'node:path'
 import { Redis } from 'ioredis'
 import { request } from 'undici'
-import { capture, compareAnswers, writeStaticRoutes } from '../lib/capture.js'
+import { capture, compareAnswers, startStaticBaseline } from '../lib/capture.js'
 import { comparePair } from '../lib/compare.js'
-import { BASELINE_ENV, GATEWAY_ENV, type RowContext } from '../lib/context.js'
+import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
-import { benchScript } from '../lib/paths.js'
-import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { type Started, startGateway, stop } from '../lib/processes.js'
 import { type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round } from '../lib/stats.js'
 
@@ -63,18 +60,9 @@ async function measure(ctx: RowContext, redisUrl: string, prefix: string): Promi
   try {
     code = await createSession(gateway.url, token)
     const path = `/api/sessions/${code}/metadata`
-    const served = join(ctx.tmp, 'sessions-baseline')
-    await mkdir(served, { recursive: true })
-    const routes = await writeStaticRoutes(served, [
+    baseline = await startStaticBaseline(ctx, 'sessions-baseline', [
       { route: '/api/sessions/:code/metadata', captured: await capture(gateway.url, path) },
     ])
-    baseline = await startScriptServer(
-      'bare Fastify',
-      benchScript('servers', 'static-responses.js'),
-      [routes],
-      ctx.cpus.server,
-      BASELINE_ENV,
-    )
     ctx.log(`row 2: ${FIGURE}`)
     const checked = await compareAnswers(gateway.url, baseline.url, path, {})
     const figure = {
