@@ -3,12 +3,8 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# `npm install`, not `npm ci`: the registry this project uses serves only the linux-gnu builds of
-# biome's optional platform packages, so the lock file cannot list the others and `npm ci` refuses
-# it as out of sync. The lock still pins every version; `cmp` fails the build if npm changed it.
-RUN cp package-lock.json /tmp/package-lock.json \
-  && npm install --no-audit --no-fund \
-  && cmp package-lock.json /tmp/package-lock.json
+# `npm ci`: exactly the lock file, or the build fails.
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY plugins ./plugins
