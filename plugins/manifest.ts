@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { maxSatisfying, validRange } from 'semver'
+import type { Caller } from '../src/access/index.js'
 import type { Catalog } from '../src/catalog/types.js'
+import { errors } from '../src/errors.js'
 import {
   LATEST_MANIFEST_VERSION,
   MANIFEST_VERSIONS,
@@ -80,6 +82,7 @@ export default async function manifest(fastify: FastifyInstance) {
   fastify.post<CreateRoute>(
     '/api/sessions',
     {
+      config: { access: 'sessions' },
       schema: {
         body: {
           type: 'object',
@@ -92,8 +95,6 @@ export default async function manifest(fastify: FastifyInstance) {
       },
     },
     async (request, reply) => {
-      const refused = checkCreateToken(request, config.production, config.sessionCreateToken?.reveal())
-      if (refused) return reply.code(refused.status).send({ error: refused.error })
       const { catalog } = fastify.catalogStore.current()
       const profile = request.body?.profile ?? 'discover'
       if (!catalog.views[profile]) {
@@ -101,20 +102,35 @@ export default async function manifest(fastify: FastifyInstance) {
           .code(400)
           .send({ error: `Unknown profile ${profile}: use one of ${Object.keys(catalog.views).join(', ')}` })
       }
+      const { caller } = request
+      const allowed = caller.kind === 'client' ? caller.client.profiles : undefined
+      if (allowed && !allowed.includes(profile)) {
+        const error = new errors.accessProfileNotAllowed(
+          caller.kind === 'client' ? caller.client.id : '',
+          profile,
+          allowed.join(', '),
+        )
+        return reply.code(403).send({ error: error.message, code: error.code })
+      }
       const session = await fastify.sessions.create({
         profile,
         ttlSeconds: request.body?.ttlSeconds ?? config.sessionTtlSeconds,
+        ...(caller.kind === 'client' ? { client: caller.client.id } : {}),
       })
       fastify.gatewayMetrics.sessionCreated(fastify.sessionStoreKind)
       return reply.code(201).send(session)
     },
   )
 
-  fastify.delete<CodeRoute>('/api/sessions/:code', async (request, reply) => {
-    if (!SESSION_CODE_PATTERN.test(request.params.code)) return reply.code(400).send(ERRORS.badCode)
-    const deleted = await fastify.sessions.delete(request.params.code)
-    return deleted ? reply.code(204).send() : reply.code(401).send(ERRORS.unknown)
-  })
+  fastify.delete<CodeRoute>(
+    '/api/sessions/:code',
+    { config: { access: 'discovery' } },
+    async (request, reply) => {
+      if (!SESSION_CODE_PATTERN.test(request.params.code)) return reply.code(400).send(ERRORS.badCode)
+      const deleted = await fastify.sessions.delete(request.params.code)
+      return deleted ? reply.code(204).send() : reply.code(401).send(ERRORS.unknown)
+    },
+  )
 
   const serve = async (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     if (!code || !SESSION_CODE_PATTERN.test(code)) return reply.code(400).send(ERRORS.badCode)
@@ -134,12 +150,22 @@ export default async function manifest(fastify: FastifyInstance) {
     reply.header('API-Version', version)
     reply.header('Tool-Manifest-Version', version)
     reply.header('Supported-Versions', MANIFEST_VERSIONS.join(', '))
-    return sendDocument(request, reply, manifestDocument(catalog, session!.profile, version))
+    const seen = fastify.access.catalogFor(viewer(request.caller, session!.client), catalog)
+    return sendDocument(request, reply, manifestDocument(seen, session!.profile, version))
   }
-  fastify.get<CodeRoute>('/api/sessions/:code/metadata', (request, reply) =>
+  /** Whose view a manifest shows: the client presenting a token, else the one that created the session. */
+  const viewer = (caller: Caller, creator: string | undefined): Caller => {
+    if (caller.kind === 'client' || creator === undefined) return caller
+    const client = config.access.clients.find((known) => known.id === creator)
+    return client ? { kind: 'client', client } : caller
+  }
+  const discovery = { config: { access: 'discovery' as const } }
+  fastify.get<CodeRoute>('/api/sessions/:code/metadata', discovery, (request, reply) =>
     serve(request.params.code, request, reply),
   )
-  fastify.get<CodeQuery>('/api/metadata', (request, reply) => serve(request.query.code, request, reply))
+  fastify.get<CodeQuery>('/api/metadata', discovery, (request, reply) =>
+    serve(request.query.code, request, reply),
+  )
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
     reply.code(405).header('Allow', 'GET, OPTIONS').send(ERRORS.method)
   for (const url of ['/api/sessions/:code/metadata', '/api/metadata']) {
@@ -155,23 +181,4 @@ function checkSession(
 ): 'unknown' | 'expired' | undefined {
   if (!session || !catalog.views[session.profile]) return 'unknown'
   return Date.parse(session.expiresAt) <= now.getTime() ? 'expired' : undefined
-}
-
-/**
- * Who may create sessions: anyone in development; in production only a caller with the configured
- * token (sessions.createToken) — and nobody while none is configured.
- */
-function checkCreateToken(request: FastifyRequest, production: boolean, token: string | undefined) {
-  const header = request.headers.authorization
-  const sent = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7) : undefined
-  if (token !== undefined) {
-    return sent === token
-      ? undefined
-      : { status: 401, error: 'Creating a session needs Authorization: Bearer <sessions.createToken>' }
-  }
-  if (!production) return undefined
-  return {
-    status: 403,
-    error: 'Session creation is closed in production until sessions.createToken is configured',
-  }
 }

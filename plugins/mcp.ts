@@ -11,6 +11,7 @@ import { type Catalog, DISCOVER_VIEW } from '../src/catalog/index.js'
 import { type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { PACKAGE_VERSION } from '../src/version.js'
+import { callerName } from './access.js'
 
 export const MCP_PAGE_SIZE = 100
 
@@ -64,7 +65,7 @@ export default async function mcp(fastify: FastifyInstance) {
     done(null, body),
   )
 
-  fastify.post<McpRoute>('/mcp', async (request, reply) => {
+  fastify.post<McpRoute>('/mcp', { config: { access: 'mcp' } }, async (request, reply) => {
     let message: unknown
     try {
       message = JSON.parse(request.body ?? '')
@@ -74,6 +75,7 @@ export default async function mcp(fastify: FastifyInstance) {
     const invalid = invalidEnvelope(message)
     if (invalid)
       return reply.code(400).send(rpcError(ErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
+    if (request.rateLimited) return answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
     const snapshot = fastify.catalogStore.current()
     const view = request.query.profile ?? DISCOVER_VIEW
     if (!snapshot.catalog.views[view]) {
@@ -129,9 +131,32 @@ function invalidEnvelope(message: unknown): string | undefined {
   return undefined
 }
 
-function rpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', id: null, error: { code, message } }
+function rpcError(code: number, message: string, id: string | number | null = null) {
+  return { jsonrpc: '2.0', id, error: { code, message } }
 }
+
+interface JsonRpcRequest {
+  readonly id?: string | number
+  readonly method?: string
+}
+
+/**
+ * Over its budget: a tool call gets a tool error result the model can read (it may wait and
+ * retry); any other request a 429 with a JSON-RPC error. Retry-After and RateLimit-* are set.
+ */
+function answerRateLimited(reply: FastifyReply, message: JsonRpcRequest, error: { message: string }) {
+  if (message.id === undefined) return reply.code(429).send()
+  if (message.method === 'tools/call')
+    return reply.send({
+      jsonrpc: '2.0',
+      id: message.id,
+      result: { content: [{ type: 'text', text: error.message }], isError: true },
+    })
+  return reply.code(429).send(rpcError(RATE_LIMITED, error.message, message.id))
+}
+
+/** A server error code of the JSON-RPC implementation-defined range (-32000 to -32099). */
+const RATE_LIMITED = -32029
 
 function createServer(
   fastify: FastifyInstance,
@@ -143,7 +168,8 @@ function createServer(
     { name: 'toolgate', version: PACKAGE_VERSION },
     { capabilities: { tools: { listChanged: false } } },
   )
-  const tools = toolsOf(snapshot.catalog, view)
+  const tools = toolsOf(fastify.access.catalogFor(request.caller, snapshot.catalog), view)
+  const client = callerName(request.caller)
   server.setRequestHandler(ListToolsRequestSchema, async ({ params }) => {
     const offset = decodeCursor(params?.cursor)
     const page = tools.slice(offset, offset + MCP_PAGE_SIZE)
@@ -153,6 +179,14 @@ function createServer(
   })
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     const tool = snapshot.findTool(params.name)
+    const refused =
+      tool &&
+      fastify.access.refusal(request.caller, snapshot.catalog, tool, request.headers['x-toolgate-approval'])
+    if (refused) {
+      fastify.gatewayMetrics.accessRefused(client, 'not_allowed')
+      request.log.info({ tool: tool!.id, client, code: refused.code, via: 'mcp' }, 'tool call refused')
+      throw new McpError(ErrorCode.InvalidParams, refused.message)
+    }
     if (!tool || !tools.some((listed) => listed.name === tool.wireName)) {
       throw new McpError(
         ErrorCode.InvalidParams,
@@ -160,6 +194,7 @@ function createServer(
       )
     }
     const approval = request.headers['x-toolgate-approval']
+    fastify.gatewayMetrics.toolCalled(client, 'mcp')
     const outcome = await fastify.executor.execute(
       {
         tool,
@@ -170,7 +205,7 @@ function createServer(
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },
     )
-    request.log.info({ tool: tool.id, status: outcome.status, via: 'mcp' }, 'tool call')
+    request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
     return renderCallResult(outcome, tool.wireName)
   })
   return server

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify'
 import fastifyMetrics from 'fastify-metrics'
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { RefusalReason } from '../src/access/index.js'
 import type { UpstreamCallRecord } from '../src/executor/index.js'
 import type { CatalogSnapshot, ReloadRecord } from '../src/store/index.js'
 
@@ -15,6 +16,10 @@ declare module 'fastify' {
 export interface GatewayMetrics {
   upstreamCall(call: UpstreamCallRecord): void
   sessionCreated(store: string): void
+  /** A tool call admitted for a caller (a client id, or `anonymous`), through `rest` or `mcp`. */
+  toolCalled(client: string, via: 'rest' | 'mcp'): void
+  /** A request refused by access control: the client (or `anonymous`, `unknown`) and why. */
+  accessRefused(client: string, reason: RefusalReason): void
 }
 
 /** Seconds: a discovery document from memory takes well under a millisecond, a tool call up to the upstream timeout. */
@@ -113,6 +118,19 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
+  const toolCalls = new Counter({
+    name: 'toolgate_tool_calls_total',
+    help: 'Tool calls admitted, by client (its id, or anonymous while access is open) and surface (rest, mcp)',
+    labelNames: ['client', 'via'],
+    registers: [register],
+  })
+  const accessRefusals = new Counter({
+    name: 'toolgate_access_refusals_total',
+    help: 'Requests refused by access control, by client (its id, anonymous, or unknown for a refused token) and reason',
+    labelNames: ['client', 'reason'],
+    registers: [register],
+  })
+
   const showCatalog = (snapshot: CatalogSnapshot) => {
     catalogInfo.reset()
     catalogInfo.set({ version: snapshot.catalog.version }, 1)
@@ -137,6 +155,12 @@ async function metrics(fastify: FastifyInstance) {
     },
     sessionCreated(store) {
       sessionsCreated.inc({ store })
+    },
+    toolCalled(client, via) {
+      toolCalls.inc({ client, via })
+    },
+    accessRefused(client, reason) {
+      accessRefusals.inc({ client, reason })
     },
   })
 }

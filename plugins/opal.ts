@@ -21,11 +21,12 @@ export default async function opal(fastify: FastifyInstance) {
   }
   const discovery = async (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
     const profile = request.query.profile ?? DISCOVER_VIEW
-    const { documents, catalog } = fastify.catalogStore.current()
-    const document = documents.get('opal', profile)
+    const snapshot = fastify.catalogStore.current()
+    const catalog = fastify.access.catalogFor(request.caller, snapshot.catalog)
+    const document = snapshot.documentsOf(catalog).get('opal', profile)
     if (!document) throw new errors.profileUnknown(profile, Object.keys(catalog.views).join(', '))
     reply.header('Cache-Control', 'no-cache, no-store, must-revalidate')
     return sendDocument(request, reply, document)
   }
-  fastify.get<DiscoveryQuery>('/discovery', { schema }, discovery)
+  fastify.get<DiscoveryQuery>('/discovery', { schema, config: { access: 'discovery' } }, discovery)
 }

@@ -29,17 +29,19 @@ export default async function openai(fastify: FastifyInstance) {
       if (!snapshot.catalog.views[view]) {
         throw new errors.profileUnknown(view, Object.keys(snapshot.catalog.views).join(', '))
       }
+      const documents = snapshot.documentsOf(fastify.access.catalogFor(request.caller, snapshot.catalog))
       const format = family === 'openai' && request.query.strict === 'true' ? 'openai-strict' : family
-      if (!perService) return sendDocument(request, reply, snapshot.documents.get(format, view)!)
+      if (!perService) return sendDocument(request, reply, documents.get(format, view)!)
       const name = (request.params['*'] ?? '').replace(/\.json$/, '')
       const service = snapshot.findService(name)
       if (!service || !(request.params['*'] ?? '').endsWith('.json')) {
         throw new errors.serviceUnknown(name, snapshot.catalog.services.map((s) => s.alias).join(', '))
       }
-      return sendDocument(request, reply, snapshot.serviceDocument(format, view, service.id)!)
+      return sendDocument(request, reply, documents.service(format, view, service.id)!)
     }
-  fastify.get<DocumentRoute>('/openai.json', { schema: { querystring } }, serve('openai', false))
-  fastify.get<DocumentRoute>('/claude.json', { schema: { querystring } }, serve('claude', false))
-  fastify.get<DocumentRoute>('/openai/*', { schema: { querystring } }, serve('openai', true))
-  fastify.get<DocumentRoute>('/claude/*', { schema: { querystring } }, serve('claude', true))
+  const options = { schema: { querystring }, config: { access: 'discovery' as const } }
+  fastify.get<DocumentRoute>('/openai.json', options, serve('openai', false))
+  fastify.get<DocumentRoute>('/claude.json', options, serve('claude', false))
+  fastify.get<DocumentRoute>('/openai/*', options, serve('openai', true))
+  fastify.get<DocumentRoute>('/claude/*', options, serve('claude', true))
 }

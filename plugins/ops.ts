@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
+import { describeAccess } from '../src/access/describe-access.js'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
 import { sendDocument } from './send-document.js'
 
@@ -47,6 +48,7 @@ async function ops(fastify: FastifyInstance) {
       loadedAt,
       tools: catalog.tools.length,
       sessions,
+      access: describeAccess(fastify.config.access),
       // An optional remote source that failed is reported here, not failed on (seed 004, SPEC §1).
       remoteSources: catalog.sources
         .filter((source) => source.kind === 'remote')
@@ -70,9 +72,11 @@ async function ops(fastify: FastifyInstance) {
   })
 
   // Each reload's diff, outcome and timing, newest last (SPEC §5: "each reload logs and exposes its diff").
-  fastify.get('/catalog/reloads', async () => ({ reloads: fastify.catalogStore.history() }))
+  fastify.get('/catalog/reloads', { config: { access: 'operator' } }, async () => ({
+    reloads: fastify.catalogStore.history(),
+  }))
 
-  fastify.get('/catalog', async (request, reply) =>
+  fastify.get('/catalog', { config: { access: 'operator' } }, async (request, reply) =>
     sendDocument(request, reply, fastify.catalogStore.current().catalogDocument),
   )
 }

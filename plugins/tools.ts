@@ -12,6 +12,7 @@ import {
 } from '../src/executor/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { PACKAGE_VERSION } from '../src/version.js'
+import { callerName } from './access.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,9 +60,23 @@ async function tools(fastify: FastifyInstance) {
     const snapshot = fastify.catalogStore.current()
     const tool = snapshot.findTool(request.params.name)
     if (!tool) throw new errors.toolNotFound(request.params.name)
+    const { caller } = request
+    const client = callerName(caller)
+    const refused = fastify.access.refusal(
+      caller,
+      snapshot.catalog,
+      tool,
+      request.headers['x-toolgate-approval'],
+    )
+    if (refused) {
+      fastify.gatewayMetrics.accessRefused(client, 'not_allowed')
+      request.log.info({ tool: tool.id, client, code: refused.code }, 'tool call refused')
+      return reply.code(403).send({ error: refused.message, code: refused.code })
+    }
     const body = readCallBody(request.body)
     if (!body) throw new errors.toolBodyInvalid()
     const approval = request.headers['x-toolgate-approval']
+    fastify.gatewayMetrics.toolCalled(client, 'rest')
     const outcome = await executor.execute(
       {
         tool,
@@ -73,11 +88,11 @@ async function tools(fastify: FastifyInstance) {
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },
     )
-    request.log.info(summary(tool.id, outcome), 'tool call')
+    request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
     return sendOutcome(reply, outcome)
   }
-  fastify.post<ToolRoute>('/tools/:name', call)
-  fastify.post<ToolRoute>('/discovery/tools/:name', call)
+  fastify.post<ToolRoute>('/tools/:name', { config: { access: 'call' } }, call)
+  fastify.post<ToolRoute>('/discovery/tools/:name', { config: { access: 'call' } }, call)
 }
 
 /**
@@ -166,4 +181,4 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
   )
 }
 
-export default fp(tools, { name: 'tools', dependencies: ['catalog-store', 'config', 'metrics'] })
+export default fp(tools, { name: 'tools', dependencies: ['catalog-store', 'config', 'metrics', 'access'] })

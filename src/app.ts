@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyRequest,
   type FastifyServerOptions,
 } from 'fastify'
+import access from '../plugins/access.js'
 import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
@@ -85,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(metrics)
   await app.register(sessions)
   await app.register(ops)
+  await app.register(access)
   await app.register(opal)
   await app.register(openai)
   await app.register(tools)

@@ -28,11 +28,6 @@ export const errors = {
     'Invalid arguments for tool %s: fix every violation listed and call again',
     400,
   ),
-  toolCallUnauthorized: createError(
-    'TG_ERR_TOOL_CALL_UNAUTHORIZED',
-    'Tool calls need the configured bearer token: send Authorization: Bearer <token>',
-    401,
-  ),
   toolApprovalRequired: createError(
     'TG_ERR_TOOL_APPROVAL_REQUIRED',
     'Tool %s requires approval: once a person approved it, repeat the call with the header X-Toolgate-Approval: %s, or grant it with a policy (policies: [{ tools: [...], approved: true }])',
@@ -77,6 +72,67 @@ export const errors = {
     'TG_ERR_REMOTE_ERROR',
     'The remote source failed %s with JSON-RPC error %d: %s',
     502,
+  ),
+  accessTokenMissing: createError(
+    'TG_ERR_ACCESS_TOKEN_MISSING',
+    'This route needs a client token: send Authorization: Bearer <token> (docs/security.md; toolgate token new makes one)',
+    401,
+  ),
+  accessTokenInvalid: createError('TG_ERR_ACCESS_TOKEN_INVALID', 'The bearer token was refused: %s', 401),
+  accessKeysUnavailable: createError(
+    'TG_ERR_ACCESS_KEYS_UNAVAILABLE',
+    "The token cannot be verified now, so it is refused (the gateway fails closed): the issuer's keys are unavailable: %s",
+    401,
+  ),
+  accessClientUnknown: createError(
+    'TG_ERR_ACCESS_CLIENT_UNKNOWN',
+    'The token is valid but %s: add the client under clients: or fix jwt.claim / jwt.value',
+    403,
+  ),
+  accessScopeInsufficient: createError(
+    'TG_ERR_ACCESS_SCOPE_INSUFFICIENT',
+    'The token lacks a scope this client needs: %s. Request a token with these scopes',
+    403,
+  ),
+  accessToolNotAllowed: createError(
+    'TG_ERR_ACCESS_TOOL_NOT_ALLOWED',
+    'Client %s may not call tool %s: its clients[].tools and profiles decide what it may call',
+    403,
+  ),
+  accessApprovalNotAllowed: createError(
+    'TG_ERR_ACCESS_APPROVAL_NOT_ALLOWED',
+    "Client %s may not approve tool %s: list it under the client's approve, or call without X-Toolgate-Approval",
+    403,
+  ),
+  accessOperatorOnly: createError(
+    'TG_ERR_ACCESS_OPERATOR_ONLY',
+    'Client %s may not read the operator routes: give it operator: true',
+    403,
+  ),
+  accessSessionsNotAllowed: createError(
+    'TG_ERR_ACCESS_SESSIONS_NOT_ALLOWED',
+    'Client %s may not create sessions: give it sessions: true under clients:',
+    403,
+  ),
+  accessProfileNotAllowed: createError(
+    'TG_ERR_ACCESS_PROFILE_NOT_ALLOWED',
+    'Client %s may not use profile %s: use one of %s',
+    403,
+  ),
+  accessClosed: createError(
+    'TG_ERR_ACCESS_CLOSED',
+    'No clients are configured and NODE_ENV is production, so tool calls, MCP, session creation and the operator routes are closed: add clients: to TOOLGATE_CONFIG (toolgate token new; sessions: true lets a client create sessions) or set access: open',
+    403,
+  ),
+  accessOriginRefused: createError(
+    'TG_ERR_ACCESS_ORIGIN_REFUSED',
+    "Origin %s may not call this gateway: add it to allowedOrigins (or set publicUrl for the gateway's own origin)",
+    403,
+  ),
+  accessRateLimited: createError(
+    'TG_ERR_ACCESS_RATE_LIMITED',
+    'Rate limit exceeded for %s (%s): retry in %d s',
+    429,
   ),
   internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const

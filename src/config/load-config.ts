@@ -1,16 +1,17 @@
 import { Ajv, type ErrorObject } from 'ajv'
 import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
+import type { AccessConfig } from '../access/types.js'
 import { REMOTE_TOKEN_SCHEME } from '../catalog/derive-remote.js'
 import type { CatalogOptions } from '../catalog/options.js'
 import type { RemoteSourceOptions } from '../catalog/remote-source.js'
 import { deepFreeze } from '../util/deep-freeze.js'
+import { resolveAccess } from './resolve-access.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
 import {
   type Credential,
   resolveCredentials,
   resolveSecretOrReport,
-  type Secret,
   type ServiceCredentials,
 } from './secrets.js'
 
@@ -38,8 +39,8 @@ export interface GatewayConfig {
   /** Resolved upstream credentials; every value prints as [redacted]. */
   readonly credentials: ServiceCredentials
   readonly redisKeyPrefix: string
-  /** Bearer token that POST /api/sessions requires; unset in production means sessions cannot be created. */
-  readonly sessionCreateToken?: Secret
+  /** Who may call what (clients, mode, origins, rate limits); tokens kept as digests only. */
+  readonly access: AccessConfig
   /** Remote tool sources (seed 004), tokens resolved. */
   readonly remoteSources: readonly RemoteSourceOptions[]
 }
@@ -78,14 +79,7 @@ export async function loadConfig(
     ])
   }
   const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
-  const createToken = file.sessions?.createToken
-    ? await resolveSecretOrReport(
-        file.sessions.createToken,
-        { env: rawEnv, readText },
-        'sessions.createToken',
-        problems,
-      )
-    : undefined
+  const access = await resolveAccess(file, production, { env: rawEnv, readText }, problems)
   const remoteSources: RemoteSourceOptions[] = []
   const allCredentials: Record<string, Record<string, Credential>> = { ...credentials }
   for (const [index, remote] of (file.remoteSources ?? []).entries()) {
@@ -125,12 +119,18 @@ export async function loadConfig(
     bodyLimit: env.BODY_LIMIT ?? DEFAULT_BODY_LIMIT,
     production,
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
-    file,
+    file: withoutTokens(file),
     credentials: allCredentials,
     remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
-    ...(createToken ? { sessionCreateToken: createToken } : {}),
+    access,
   })
+}
+
+/** Client tokens live on as digests in `access` only (issue 13): the file keeps no copy of them. */
+function withoutTokens(file: FileConfig): FileConfig {
+  const { clients: _clients, sessions: _sessions, ...rest } = file
+  return rest
 }
 
 /** What the catalog needs from the configuration. */

@@ -171,6 +171,125 @@ const UpstreamSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** How many requests per window; `false` switches the limit off. */
+const RateLimitSchema = Type.Union([
+  Type.Literal(false),
+  Type.Object(
+    {
+      max: Type.Integer({ minimum: 1, maximum: 100_000_000, description: 'requests per window' }),
+      windowSeconds: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 86_400, description: 'the window in seconds (60)' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+])
+
+/** A static bearer token: a secret source, or only its SHA-256 (what `toolgate token new` prints). */
+const TokenSource = Type.Union([
+  SecretSource,
+  Type.Object(
+    { sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the token' }) },
+    { additionalProperties: false },
+  ),
+])
+
+/** Asymmetric JWS algorithms only: a JWKS holds public keys, and an HMAC "verified" with one is a forgery. */
+export const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+  'Ed25519',
+] as const
+
+const JwtSchema = Type.Object(
+  {
+    issuer: Type.String({ pattern: '^https?://', description: 'the iss the tokens carry' }),
+    jwksUrl: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description: "the issuer's JWKS; default: jwks_uri from its /.well-known/openid-configuration",
+      }),
+    ),
+    audience: Type.Optional(
+      Type.Union(
+        [Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })],
+        {
+          description: 'accepted aud values; default: publicUrl and publicUrl/mcp (RFC 8707)',
+        },
+      ),
+    ),
+    algorithms: Type.Optional(
+      Type.Array(Type.String({ enum: [...JWT_ALGORITHMS] }), {
+        minItems: 1,
+        description: 'default RS256, ES256',
+      }),
+    ),
+    clockToleranceSeconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 300 })),
+    keysCooldownSeconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3_600,
+        description: 'a token with a key id the cached keys lack refetches them at most once per this (30)',
+      }),
+    ),
+    claim: Type.Optional(
+      Type.String({ minLength: 1, description: 'the claim that names the client (client_id, RFC 9068)' }),
+    ),
+    value: Type.Optional(
+      Type.String({ minLength: 1, description: "the claim's value; default: the client id" }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'scopes every token must carry' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** One caller the gateway admits (issue 13): how it proves itself, and what it may do. */
+const ClientSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-zA-Z0-9_.-]{1,64}$' }),
+    description: Type.Optional(Type.String()),
+    token: Type.Optional(TokenSource),
+    jwt: Type.Optional(JwtSchema),
+    profiles: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'views whose tools it may call; default: all',
+      }),
+    ),
+    tools: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'tool ID or wire-name globs it may call ("*")',
+      }),
+    ),
+    approve: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'globs of requiresApproval tools it may approve',
+      }),
+    ),
+    rateLimit: Type.Optional(RateLimitSchema),
+    operator: Type.Optional(Type.Boolean({ description: 'may read /catalog and /catalog/reloads' })),
+    sessions: Type.Optional(Type.Boolean({ description: 'may create sessions (POST /api/sessions)' })),
+  },
+  { additionalProperties: false },
+)
+
+const RateLimitsSchema = Type.Object(
+  {
+    clients: Type.Optional(RateLimitSchema),
+    anonymous: Type.Optional(RateLimitSchema),
+  },
+  { additionalProperties: false },
+)
+
 const SessionsSchema = Type.Object(
   {
     createToken: Type.Optional(SecretSource),
@@ -210,6 +329,26 @@ export const FileConfigSchema = Type.Object(
     opal: Type.Optional(OpalSchema),
     sessions: Type.Optional(SessionsSchema),
     remoteSources: Type.Optional(Type.Array(RemoteSourceSchema)),
+    access: Type.Optional(
+      Type.String({
+        enum: ['open', 'clients'],
+        description: 'open: anyone may call (even in production); clients: only the clients listed',
+      }),
+    ),
+    publicUrl: Type.Optional(
+      Type.String({
+        pattern: '^https?://[^/?#]+(/[^?#]*)?$',
+        description: "the gateway's canonical URL: the JWT audience and the MCP resource (RFC 8707, 9728)",
+      }),
+    ),
+    allowedOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^(\\*|https?://[^/?#]+)$' }), {
+        description:
+          'browser origins allowed to call tools and MCP, besides the gateway itself and localhost',
+      }),
+    ),
+    clients: Type.Optional(Type.Array(ClientSchema)),
+    rateLimits: Type.Optional(RateLimitsSchema),
   },
   { additionalProperties: false },
 )
@@ -217,3 +356,7 @@ export type FileConfig = Static<typeof FileConfigSchema>
 export type ServiceConfig = Static<typeof ServiceSchema>
 export type CredentialConfig = Static<typeof CredentialSchema>
 export type SecretSourceConfig = Static<typeof SecretSource>
+export type TokenSourceConfig = Static<typeof TokenSource>
+export type ClientFileConfig = Static<typeof ClientSchema>
+export type JwtFileConfig = Static<typeof JwtSchema>
+export type RateLimitConfig = Static<typeof RateLimitSchema>

@@ -6,11 +6,14 @@ export interface Session {
   readonly profile: string
   readonly createdAt: string
   readonly expiresAt: string
+  /** The client that created it: its manifest lists only what that client may call. */
+  readonly client?: string
 }
 
 export interface NewSession {
   readonly profile: string
   readonly ttlSeconds: number
+  readonly client?: string
 }
 
 /**
@@ -65,5 +68,6 @@ export function sessionFrom(input: NewSession, now: Date, code: string): Session
     profile: input.profile,
     createdAt: now.toISOString(),
     expiresAt: new Date(now.getTime() + input.ttlSeconds * 1000).toISOString(),
+    ...(input.client ? { client: input.client } : {}),
   }
 }

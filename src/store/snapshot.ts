@@ -7,10 +7,18 @@ import {
   renderViews,
   ServedDocument,
   type ServedSize,
-  type ViewDocuments,
+  type ViewRenderer,
 } from '../formats/index.js'
 import { PACKAGE_VERSION } from '../version.js'
 import type { ReloadRecord } from './types.js'
+
+/** The served documents of one catalog: a view in a format, whole or for one service. */
+export interface CatalogDocuments {
+  /** A view in a format, as served; undefined for an unknown view or a format never served whole. */
+  get(format: string, view: string): ServedDocument | undefined
+  /** One service's tools in a format, rendered on first demand and kept for this version. */
+  service(format: string, view: string, serviceId: string): ServedDocument | undefined
+}
 
 /** One catalog version and everything derived from it, built once and swapped as a whole. */
 export interface CatalogSnapshot {
@@ -18,14 +26,17 @@ export interface CatalogSnapshot {
   readonly loadedAt: string
   /** The reload that produced this version; absent for the one built at start. */
   readonly reload?: ReloadRecord
-  /** Each view in each format as served (bytes, ETag, compressed variants), and their sizes. */
-  readonly documents: ViewDocuments
+  /** Each view in each format as served (bytes, ETag, compressed variants). */
+  readonly documents: CatalogDocuments
   /** Per view and format: bytes served and tool count. */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
   /** GET /catalog, rendered on its first request: for 1,000 tools it weighs ~30 MB. */
   readonly catalogDocument: ServedDocument
-  /** One service's tools in a format, rendered on first demand and kept for this version. */
-  serviceDocument(format: string, view: string, serviceId: string): ServedDocument | undefined
+  /**
+   * The documents of a catalog derived from this one with narrower views (what one client may
+   * call), rendered on first demand and kept for this version; this version's own for its catalog.
+   */
+  documentsOf(catalog: Catalog): CatalogDocuments
   /** A service by id or alias (aliases and ids may hold dots: `api.github.com`). */
   findService(name: string): Service | undefined
   /** A callable tool by wire name or tool ID (ignored tools are not callable). */
@@ -42,8 +53,9 @@ export function buildSnapshot(
   reload?: ReloadRecord,
 ): CatalogSnapshot {
   const renderers = createViewRenderers(render)
-  const documents = renderViews(catalog, renderers)
-  const { sizes } = documents
+  const { sizes, ...eager } = renderViews(catalog, renderers)
+  const documents = documentsWith(catalog, renderers, eager.get)
+  const narrowed = new WeakMap<Catalog, CatalogDocuments>()
   let catalogDocument: ServedDocument | undefined
   const callable = new Map<string, Tool>()
   for (const tool of catalog.tools) {
@@ -52,19 +64,6 @@ export function buildSnapshot(
     callable.set(tool.id, tool)
   }
   const services = new Map(catalog.services.map((service) => [service.id, service]))
-  const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
-  const perService = new Map<string, ServedDocument>()
-  const serviceDocument = (format: string, view: string, serviceId: string) => {
-    const renderer = byFormat.get(format)
-    if (!renderer?.renderService || !catalog.views[view] || !services.has(serviceId)) return undefined
-    const key = `${format}\u0000${view}\u0000${serviceId}`
-    let document = perService.get(key)
-    if (!document) {
-      document = new ServedDocument(renderer.renderService(catalog, view, serviceId))
-      perService.set(key, document)
-    }
-    return document
-  }
   return Object.freeze({
     catalog,
     loadedAt: loadedAt.toISOString(),
@@ -80,13 +79,59 @@ export function buildSnapshot(
       })
       return catalogDocument
     },
+    documentsOf(derived: Catalog) {
+      if (derived === catalog) return documents
+      let served = narrowed.get(derived)
+      if (!served) {
+        served = documentsWith(derived, renderers)
+        narrowed.set(derived, served)
+      }
+      return served
+    },
     findTool: (name: string) => callable.get(name),
-    serviceDocument,
     findService: (name: string) =>
       services.get(name) ?? catalog.services.find((service) => service.alias === name),
     serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
     validator: createArgumentValidator(),
   })
+}
+
+/**
+ * A catalog's documents, each rendered on its first request and kept; `whole` answers first for
+ * the documents rendered ahead of time. Formats with no whole document (MCP) have none here.
+ */
+function documentsWith(
+  catalog: Catalog,
+  renderers: readonly ViewRenderer[],
+  whole?: (format: string, view: string) => ServedDocument | undefined,
+): CatalogDocuments {
+  const kept = new Map<string, ServedDocument>()
+  const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
+  const serviceIds = new Set(catalog.services.map((service) => service.id))
+  const keep = (key: string, render: () => unknown) => {
+    let document = kept.get(key)
+    if (!document) {
+      document = new ServedDocument(render())
+      kept.set(key, document)
+    }
+    return document
+  }
+  return {
+    get(format, view) {
+      const ready = whole?.(format, view)
+      if (ready || whole) return ready
+      const renderer = byFormat.get(format)
+      if (!renderer || renderer.served === 'measured' || !catalog.views[view]) return undefined
+      return keep(`${format}\u0000${view}`, () => renderer.render(catalog, view))
+    },
+    service(format, view, serviceId) {
+      const renderer = byFormat.get(format)
+      if (!renderer?.renderService || !catalog.views[view] || !serviceIds.has(serviceId)) return undefined
+      return keep(`${format}\u0000${view}\u0000${serviceId}`, () =>
+        renderer.renderService!(catalog, view, serviceId),
+      )
+    },
+  }
 }
 
 /** What the renderers take from the configuration. */

@@ -1,12 +1,9 @@
 // Sessions and the seed 001 tool manifest over HTTP, on the memory store and on Redis.
 import assert from 'node:assert/strict'
-import { mkdtemp, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
-import { testApp } from '../helpers/app.js'
+import { configFile, testApp } from '../helpers/app.js'
 import { privateRedis, REDIS_URL } from '../helpers/redis.js'
 
 async function create(
@@ -15,12 +12,6 @@ async function create(
   headers: Record<string, string> = {},
 ) {
   return app.inject({ method: 'POST', url: '/api/sessions', payload: body, headers })
-}
-
-async function configFile(yaml: string): Promise<string> {
-  const file = join(await mkdtemp(join(tmpdir(), 'toolgate-')), 'gw.yaml')
-  await writeFile(file, yaml)
-  return file
 }
 
 describe('sessions and the manifest (seed 001)', () => {
@@ -156,7 +147,8 @@ describe('sessions and the manifest (seed 001)', () => {
     const closed = await testApp(t, { NODE_ENV: 'production' })
     const refused = await create(closed)
     assert.equal(refused.statusCode, 403)
-    assert.match(refused.json().error, /sessions\.createToken/)
+    assert.equal(refused.json().code, 'TG_ERR_ACCESS_CLOSED')
+    assert.match(refused.json().error, /clients:.*sessions: true/)
     const guarded = await testApp(t, {
       NODE_ENV: 'production',
       SESSION_TOKEN: 's3cret',

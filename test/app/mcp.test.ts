@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify'
-import { exampleApp, testApp } from '../helpers/app.js'
+import { configFile, exampleApp, testApp } from '../helpers/app.js'
 import { MEMORY_DIR, memoryReader, ok, openapi } from '../helpers/memory-catalog.js'
 
 async function connect(t: { after(fn: () => Promise<unknown>): void }, app: FastifyInstance, path = '/mcp') {
@@ -133,7 +133,9 @@ describe('MCP over raw HTTP', () => {
   })
 
   test('notifications answer 202; GET is 405; CORS exposes Mcp-Session-Id and allows the MCP headers', async (t) => {
-    const app = await testApp(t)
+    const app = await testApp(t, {
+      TOOLGATE_CONFIG: await configFile('allowedOrigins: [https://client.example]\n'),
+    })
     const note = await app.inject({
       method: 'POST',
       url: '/mcp',

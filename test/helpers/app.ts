@@ -8,6 +8,13 @@ import type { SourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { fromRoot } from './paths.js'
 
+/** A TOOLGATE_CONFIG file holding `yaml`, in a fresh temporary directory. */
+export async function configFile(yaml: string): Promise<string> {
+  const file = join(await mkdtemp(join(tmpdir(), 'toolgate-')), 'gw.yaml')
+  await writeFile(file, yaml)
+  return file
+}
+
 /** The app over the shipped specs (or a test's reader), logging silenced; closed after the test. */
 export async function testApp(
   t: { after(fn: () => Promise<unknown>): void },
@@ -26,7 +33,11 @@ export async function testApp(
  * The app over the shipped specs with the example upstream running and configured the way a
  * deployment would: upstream URLs and demo credentials in a TOOLGATE_CONFIG file.
  */
-export async function exampleApp(t: { after(fn: () => Promise<unknown>): void }, extraYaml = '') {
+export async function exampleApp(
+  t: { after(fn: () => Promise<unknown>): void },
+  extraYaml = '',
+  env: Record<string, string> = {},
+) {
   const upstream = await startExampleUpstream()
   t.after(() => upstream.close())
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-config-'))
@@ -47,6 +58,6 @@ export async function exampleApp(t: { after(fn: () => Promise<unknown>): void },
       extraYaml,
     ].join('\n'),
   )
-  const app = await testApp(t, { TOOLGATE_CONFIG: file })
+  const app = await testApp(t, { TOOLGATE_CONFIG: file, ...env })
   return { app, upstream }
 }

@@ -49,7 +49,9 @@ export function parsePrometheusText(text: string): Exposition {
       labels[label[1]!] = label[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c))
     }
     const value = valueText === '+Inf' ? Infinity : valueText === '-Inf' ? -Infinity : Number(valueText)
-    assert.ok(!Number.isNaN(value) || valueText === 'NaN', `bad value: ${where}`)
+    // Prometheus parses values with Go's ParseFloat, which takes NaN in any case; prom-client
+    // writes `Nan` for a gauge with no sample yet (the event-loop lag right after start).
+    assert.ok(!Number.isNaN(value) || valueText!.toLowerCase() === 'nan', `bad value: ${where}`)
     const family = FAMILY_SUFFIXES.map((suffix) =>
       name!.endsWith(suffix) ? name!.slice(0, name!.length - suffix.length) : '',
     )

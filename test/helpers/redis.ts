@@ -49,7 +49,7 @@ export async function privateRedis(t: { after(fn: () => Promise<unknown>): void 
     probe.disconnect()
   }
   const stop = async () => {
-    if (!process || process.exitCode !== null) return
+    if (!process || process.exitCode !== null || process.signalCode !== null) return // already stopped
     process.kill('SIGKILL')
     await once(process, 'exit')
   }

@@ -1,0 +1,316 @@
+import fastifyRateLimit from '@fastify/rate-limit'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import fp from 'fastify-plugin'
+import { describeAccess } from '../src/access/describe-access.js'
+import {
+  type AccessConfig,
+  type Authentication,
+  bearerChallenge,
+  type Caller,
+  type ClientScope,
+  createAuthenticator,
+  isOriginAllowed,
+  protectedResourceMetadata,
+  type RateLimit,
+  type RefusalReason,
+  requiredScopes,
+  scopeOf,
+} from '../src/access/index.js'
+import { rateLimitStore, SHARED_KEY_PREFIX } from '../src/access/rate-limit-store.js'
+import type { Catalog, Tool } from '../src/catalog/types.js'
+import { errors } from '../src/errors.js'
+
+/**
+ * What a route is, for access control (set as the route's `config.access`):
+ * - `call`, `mcp`: tool calls and every MCP request — a client, in clients mode;
+ * - `discovery`: anonymous, narrowed to what a client may call when a token comes with it;
+ * - `operator`: /catalog and /catalog/reloads — a client with `operator: true`;
+ * - `sessions`: session creation — a client with `sessions: true`.
+ * Routes without it (`/health`, `/ready`, `/version`, `/metrics`, the well-known documents) are open.
+ */
+export type RouteAccess = 'call' | 'mcp' | 'discovery' | 'operator' | 'sessions'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    access: Access
+  }
+  interface FastifyRequest {
+    /** Who is calling; anonymous until a token proves a client. */
+    caller: Caller
+    /** Set on an MCP request over its budget: the MCP surface answers it in its own terms. */
+    rateLimited: InstanceType<typeof errors.accessRateLimited> | undefined
+  }
+  interface FastifyContextConfig {
+    access?: RouteAccess
+  }
+}
+
+export interface Access {
+  readonly config: AccessConfig
+  /** The catalog as the caller sees it: views narrowed to what a client may call. */
+  catalogFor(caller: Caller, catalog: Catalog): Catalog
+  /**
+   * Why the caller may not make this call, or undefined: a client calls only its tools, and grants
+   * approval (X-Toolgate-Approval) only to those it may approve. The header on a tool that needs
+   * no approval changes nothing and is not checked.
+   */
+  refusal(
+    caller: Caller,
+    catalog: Catalog,
+    tool: Tool,
+    approval: unknown,
+  ): { message: string; code: string } | undefined
+}
+
+/** The caller as a log field and metrics label: its client id, or `anonymous`. */
+export function callerName(caller: Caller): string {
+  return caller.kind === 'client' ? caller.client.id : 'anonymous'
+}
+
+const ORIGIN_CHECKED = new Set<RouteAccess>(['call', 'mcp', 'sessions'])
+const CLIENTS_ONLY = new Set<RouteAccess>(['call', 'mcp', 'operator'])
+const WELL_KNOWN = '/.well-known/oauth-protected-resource'
+
+interface Refusal {
+  readonly reason: RefusalReason
+  readonly client: string
+  readonly error: { readonly message: string; readonly code: string; readonly statusCode?: number }
+  /** 401s and insufficient_scope 403s carry a WWW-Authenticate challenge. */
+  readonly challenge?: { error?: 'invalid_token' | 'insufficient_scope'; scope?: readonly string[] }
+}
+
+/**
+ * Access control (issue 13): authenticates callers (static bearer tokens, JWTs from OIDC issuers),
+ * checks each route's `config.access`, the browser Origin and the caller's rate limit, and serves
+ * the OAuth protected resource metadata (RFC 9728) MCP clients discover issuers with.
+ */
+async function access(fastify: FastifyInstance) {
+  const { access: config, redisKeyPrefix } = fastify.config
+  const authenticator = createAuthenticator(config.clients)
+  const sessionCreators = config.clients.some((client) => client.sessions)
+  const scopeFor = (caller: Caller, catalog: Catalog): ClientScope | undefined =>
+    config.mode === 'open' || caller.kind !== 'client' ? undefined : scopeOf(catalog, caller.client)
+  fastify.decorate<Access>('access', {
+    config,
+    catalogFor: (caller, catalog) => scopeFor(caller, catalog)?.catalog ?? catalog,
+    refusal(caller, catalog, tool, approval) {
+      const scope = scopeFor(caller, catalog)
+      if (!scope) return undefined
+      if (!scope.mayCall(tool)) return new errors.accessToolNotAllowed(callerName(caller), tool.wireName)
+      if (tool.safety.requiresApproval && approval !== undefined && !scope.mayApprove(tool))
+        return new errors.accessApprovalNotAllowed(callerName(caller), tool.wireName)
+      return undefined
+    },
+  })
+  // Set by the onRequest hook on every route with config.access; nothing else reads it.
+  fastify.decorateRequest<Caller | null>('caller', null)
+  fastify.decorateRequest('rateLimited', undefined)
+
+  await fastify.register(fastifyRateLimit, {
+    global: false,
+    store: rateLimitStore({
+      ...(fastify.hasDecorator('redis') ? { redis: fastify.redis } : {}),
+      prefix: `${redisKeyPrefix}ratelimit:`,
+      warn: (message) => fastify.log.warn(message),
+    }),
+  })
+  const limiters = new Map<RateLimit, ReturnType<FastifyInstance['createRateLimit']>>()
+  const limiterOf = (budget: RateLimit) => {
+    let limiter = limiters.get(budget)
+    if (!limiter) {
+      limiter = fastify.createRateLimit({
+        max: budget.max,
+        timeWindow: budget.windowMs,
+        keyGenerator: (request) => rateKey(request.caller),
+      })
+      limiters.set(budget, limiter)
+    }
+    return limiter
+  }
+
+  const admit = async (request: FastifyRequest, route: RouteAccess): Promise<Refusal | undefined> => {
+    request.caller = { kind: 'anonymous', address: request.ip }
+    const origin = request.headers.origin
+    if (ORIGIN_CHECKED.has(route) && !isOriginAllowed(origin, config))
+      return {
+        reason: 'origin',
+        client: 'anonymous',
+        error: new errors.accessOriginRefused(String(origin).slice(0, 100)),
+      }
+    if (config.mode === 'open' && route !== 'sessions') return undefined
+    if (config.mode === 'closed' && CLIENTS_ONLY.has(route))
+      return { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
+    const authentication = await authenticator.authenticate(request.headers.authorization)
+    if (authentication.kind === 'refused') return tokenRefusal(authentication)
+    if (authentication.kind === 'client')
+      request.caller = {
+        kind: 'client',
+        client: authentication.client,
+        ...(authentication.scopes ? { scopes: authentication.scopes } : {}),
+      }
+    return authorize(route, request.caller)
+  }
+
+  const authorize = (route: RouteAccess, caller: Caller): Refusal | undefined => {
+    const client = caller.kind === 'client' ? caller.client : undefined
+    const noToken: Refusal = {
+      reason: 'no_token',
+      client: 'anonymous',
+      error: new errors.accessTokenMissing(),
+      challenge: {},
+    }
+    if (route === 'sessions') {
+      if (client?.sessions) return undefined
+      if (client)
+        return {
+          reason: 'not_allowed',
+          client: client.id,
+          error: new errors.accessSessionsNotAllowed(client.id),
+        }
+      if (sessionCreators) return noToken
+      if (config.mode === 'open') return undefined
+      return config.mode === 'closed'
+        ? { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
+        : noToken
+    }
+    if (!CLIENTS_ONLY.has(route)) return undefined
+    if (!client) return noToken
+    if (route === 'operator' && !client.operator)
+      return { reason: 'not_allowed', client: client.id, error: new errors.accessOperatorOnly(client.id) }
+    return undefined
+  }
+
+  /** The budget's RateLimit-* headers on every response; over it, a 429 (MCP answers it itself). */
+  const limit = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    route: RouteAccess,
+  ): Promise<Refusal | undefined> => {
+    const budget =
+      request.caller.kind === 'client' ? request.caller.client.rateLimit : config.anonymousRateLimit
+    if (!budget) return undefined
+    const verdict = await limiterOf(budget)(request)
+    if (verdict.isAllowed) return undefined
+    reply.header('RateLimit-Limit', verdict.max)
+    reply.header('RateLimit-Remaining', verdict.remaining)
+    reply.header('RateLimit-Reset', verdict.ttlInSeconds)
+    if (!verdict.isExceeded) return undefined
+    const retryAfter = Math.max(1, verdict.ttlInSeconds)
+    reply.header('Retry-After', retryAfter)
+    const name = callerName(request.caller)
+    const error = new errors.accessRateLimited(
+      request.caller.kind === 'client' ? `client ${name}` : `address ${request.ip}`,
+      `${budget.max} requests per ${Math.round(budget.windowMs / 1000)} s`,
+      retryAfter,
+    )
+    if (route !== 'mcp') return { reason: 'rate_limited', client: name, error }
+    fastify.gatewayMetrics.accessRefused(name, 'rate_limited')
+    request.rateLimited = error
+    return undefined
+  }
+
+  const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
+    fastify.gatewayMetrics.accessRefused(refusal.client, refusal.reason)
+    const level = refusal.reason === 'rate_limited' ? 'debug' : 'info'
+    request.log[level](
+      { client: refusal.client, reason: refusal.reason, code: refusal.error.code },
+      'access refused',
+    )
+    if (refusal.challenge) {
+      const issuers = config.clients.some((client) => client.proof.kind === 'jwt')
+      reply.header(
+        'WWW-Authenticate',
+        bearerChallenge({
+          ...(issuers ? { resourceMetadata: `${baseUrl(request)}${WELL_KNOWN}` } : {}),
+          scope: refusal.challenge.scope ?? requiredScopes(config),
+          ...(refusal.challenge.error ? { error: refusal.challenge.error } : {}),
+          ...(refusal.challenge.error ? { description: refusal.error.message } : {}),
+        }),
+      )
+    }
+    return reply
+      .code(refusal.error.statusCode ?? 403)
+      .send({ error: refusal.error.message, code: refusal.error.code })
+  }
+
+  const baseUrl = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.config.access
+    if (route === undefined) return
+    const refusal = (await admit(request, route)) ?? (await limit(request, reply, route))
+    if (refusal) return refuse(request, reply, refusal)
+  })
+
+  // RFC 9728: the root document names the gateway; the path-suffixed one its MCP endpoint.
+  for (const [url, suffix] of [
+    [WELL_KNOWN, ''],
+    [`${WELL_KNOWN}/mcp`, '/mcp'],
+  ] as const) {
+    fastify.get(url, async (request, reply) => {
+      const metadata = protectedResourceMetadata(config, `${baseUrl(request)}${suffix}`)
+      if (!metadata) {
+        const error = new errors.notFound('GET', url)
+        return reply.code(404).send({
+          error: `${error.message}. No client uses an OAuth issuer (clients[].jwt), so there is no authorization server to name`,
+          code: error.code,
+        })
+      }
+      return reply.header('Cache-Control', 'public, max-age=300').send(metadata)
+    })
+  }
+
+  fastify.addHook('onReady', async () => {
+    const summary = describeAccess(config)
+    if (summary.warning) fastify.log.warn(summary.warning)
+    else
+      fastify.log.info(
+        { clients: config.clients.map((client) => client.id) },
+        `access: ${summary.clients} clients`,
+      )
+    // In the background: an issuer that is down must not hold the start (static tokens and
+    // discovery serve without it); its clients' tokens are refused until its keys arrive.
+    void authenticator.warm().then((failures) => {
+      for (const failure of failures)
+        fastify.log.warn(`access: an issuer's keys could not be fetched at start: ${failure}`)
+    })
+  })
+}
+
+function rateKey(caller: Caller): string {
+  return caller.kind === 'client' ? `${SHARED_KEY_PREFIX}${caller.client.id}` : `address:${caller.address}`
+}
+
+function tokenRefusal(authentication: Extract<Authentication, { kind: 'refused' }>): Refusal {
+  switch (authentication.reason) {
+    case 'bad_token':
+      return {
+        reason: 'bad_token',
+        client: 'unknown',
+        error: new errors.accessTokenInvalid(authentication.message),
+        challenge: { error: 'invalid_token' },
+      }
+    case 'keys_unavailable':
+      return {
+        reason: 'keys_unavailable',
+        client: 'unknown',
+        error: new errors.accessKeysUnavailable(authentication.message),
+        challenge: { error: 'invalid_token' },
+      }
+    case 'unknown_client':
+      return {
+        reason: 'not_allowed',
+        client: 'unknown',
+        error: new errors.accessClientUnknown(authentication.message),
+      }
+    case 'insufficient_scope':
+      return {
+        reason: 'not_allowed',
+        client: 'unknown',
+        error: new errors.accessScopeInsufficient(authentication.message),
+        challenge: { error: 'insufficient_scope', scope: authentication.scopes ?? [] },
+      }
+  }
+}
+
+export default fp(access, { name: 'access', dependencies: ['config', 'metrics', 'sessions'] })

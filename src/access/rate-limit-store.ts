@@ -1,0 +1,79 @@
+import { createRequire } from 'node:module'
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
+import type { Redis } from 'ioredis'
+
+/** A store as @fastify/rate-limit calls it: a fixed window per key. */
+interface RateLimitStore {
+  incr(
+    key: string,
+    done: (err: Error | null, result: { current: number; ttl: number } | null) => void,
+    windowMs: number,
+    max: number,
+  ): void
+  child(options: unknown): RateLimitStore
+}
+
+// @fastify/rate-limit ships its stores as CommonJS files without types of their own.
+const require = createRequire(import.meta.url)
+const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  cacheSize: number,
+) => RateLimitStore
+const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
+  continueExceeding: boolean,
+  exponentialBackoff: boolean,
+  redis: Redis,
+  prefix: string,
+) => RateLimitStore
+
+/** Keys of clients' budgets; anything else (an address) is counted in this replica only. */
+export const SHARED_KEY_PREFIX = 'client:'
+/** Addresses and clients counted in memory; the least recently seen are forgotten beyond this. */
+const LOCAL_KEYS = 10_000
+/** One warning per this while Redis fails, not one per request. */
+const WARN_EVERY_MS = 10_000
+
+export interface RateLimitStoreOptions {
+  /** Clients' budgets are shared by every replica through it; unset: in memory. */
+  readonly redis?: Redis
+  readonly prefix: string
+  readonly warn: (message: string) => void
+}
+
+/**
+ * The store @fastify/rate-limit counts in. A client's budget lives in Redis when there is one, so
+ * it holds across replicas; anonymous per-address budgets stay in memory (abuse protection, no
+ * Redis round trip per discovery request). When Redis fails, a client is counted in this
+ * replica's memory instead — each replica then enforces the budget on its own — with a warning:
+ * a Redis outage never turns calls into errors, and never lifts the limits.
+ */
+export function rateLimitStore(options: RateLimitStoreOptions): FastifyRateLimitStoreCtor {
+  const local = new LocalStore(false, false, LOCAL_KEYS)
+  const shared = options.redis && new RedisStore(false, false, options.redis, options.prefix)
+  let warnedAt = 0
+  const store: RateLimitStore = {
+    incr(key, done, windowMs, max) {
+      if (!shared || !key.startsWith(SHARED_KEY_PREFIX)) return local.incr(key, done, windowMs, max)
+      shared.incr(
+        key,
+        (err, result) => {
+          if (!err) return done(null, result)
+          if (Date.now() - warnedAt > WARN_EVERY_MS) {
+            warnedAt = Date.now()
+            options.warn(
+              `rate limits: Redis failed (${err.message}); counting clients in this replica's memory`,
+            )
+          }
+          local.incr(key, done, windowMs, max)
+        },
+        windowMs,
+        max,
+      )
+    },
+    child: () => store,
+  }
+  return function GatewayRateLimitStore() {
+    return store
+  } as unknown as FastifyRateLimitStoreCtor
+}
