@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { ConfigError, catalogOptions, loadConfig } from '../config/load-config.js'
@@ -6,6 +7,7 @@ import { serve } from '../server.js'
 import { PACKAGE_VERSION } from '../version.js'
 import { DEFAULT_GEN_DIR, genCheck, genOpenAI } from './gen.js'
 import { lint } from './lint.js'
+import { newToken } from './token.js'
 
 const USAGE = `toolgate ${PACKAGE_VERSION} — OpenAPI descriptions as tools for AI agents
 
@@ -18,6 +20,9 @@ Usage:
                               manifest.json (default out: generated/openai)
   toolgate gen check [--specs dir] [--out dir]
                               exit 1 when the generated files are stale
+  toolgate token new [--client ID]
+                              print a new client token, then a clients: configuration
+                              that admits it (only the token's SHA-256 is in it)
   toolgate --version | --help
 `
 
@@ -30,6 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
       version: { type: 'boolean', short: 'v' },
       specs: { type: 'string' },
       out: { type: 'string' },
+      client: { type: 'string' },
     },
   })
   if (values.help) return print(USAGE, 0)
@@ -46,6 +52,7 @@ async function main(argv: readonly string[]): Promise<number> {
     )
   }
   if (command === 'gen') return gen(rest[0], values.specs, values.out)
+  if (command === 'token') return token(rest[0], values.client)
   return print(`toolgate: unknown command ${command}\n\n${USAGE}`, 2, process.stderr)
 }
 
@@ -66,6 +73,15 @@ async function gen(
     return print(`${out} is stale — run npm run gen:openai:\n  ${stale.join('\n  ')}`, 1, process.stderr)
   }
   return print(`toolgate: gen takes openai or check\n\n${USAGE}`, 2, process.stderr)
+}
+
+function token(what: string | undefined, clientId = `client-${randomBytes(3).toString('hex')}`): number {
+  if (what !== 'new') return print(`toolgate: token takes new\n\n${USAGE}`, 2, process.stderr)
+  const created = newToken(clientId)
+  process.stderr.write(
+    `The token of client ${clientId} is on the first line: give it to the client (Authorization: Bearer <token>); it is shown once and the gateway keeps only its SHA-256.\nThe lines after it, saved as TOOLGATE_CONFIG (or added to your clients:), admit it.\n`,
+  )
+  return print(`${created.token}\n\n${created.yaml}`, 0)
 }
 
 function print(text: string, code: number, stream: NodeJS.WritableStream = process.stdout): number {
