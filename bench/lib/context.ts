@@ -18,6 +18,15 @@ export interface RowContext {
 export const GATEWAY_ENV = { NODE_ENV: 'production', LOG_LEVEL: 'warn', BENCH_LOG_LEVEL: 'warn' }
 export const BASELINE_ENV = { NODE_ENV: 'production', BENCH_LOG_LEVEL: 'warn' }
 
+/**
+ * The access block of every bench gateway's configuration. Production without clients closes
+ * tool calls and limits anonymous callers to 1,200 requests a minute per address, and the load
+ * generator is one address: access is open, and the limits are so high they never refuse —
+ * they are still counted on every request, as shipped.
+ */
+export const BENCH_ACCESS =
+  'access: open\nrateLimits:\n  anonymous: { max: 100000000 }\n  clients: { max: 100000000 }\n'
+
 export const megabytes = (bytes: number) => bytes / 1024 / 1024
 
 export function formatBytes(bytes: number): string {

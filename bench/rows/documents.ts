@@ -7,6 +7,7 @@ import { createViewRenderers } from '../../src/formats/index.js'
 import { type Captured, capture, compareAnswers, get, startStaticBaseline } from '../lib/capture.js'
 import { comparePair, type Figure } from '../lib/compare.js'
 import { formatBytes, GATEWAY_ENV, megabytes, type RowContext } from '../lib/context.js'
+import { benchConfig } from '../lib/items-spec.js'
 import { type LoadRequest, problemsOf, runClosed } from '../lib/load.js'
 import { fromRoot } from '../lib/paths.js'
 import { memoryOf, type Started, startGateway, stop } from '../lib/processes.js'
@@ -57,7 +58,11 @@ export async function documentRows(
   await mkdir(specs, { recursive: true })
   await copyFile(KUBERNETES, join(specs, 'kubernetes-v1.13.json'))
   ctx.log('rows 1/6: starting the gateway on the Kubernetes catalog')
-  const gateway = await startGateway('gateway', { ...GATEWAY_ENV, SPECS_DIR: specs }, ctx.cpus.server)
+  const gateway = await startGateway(
+    'gateway',
+    { ...GATEWAY_ENV, SPECS_DIR: specs, TOOLGATE_CONFIG: await benchConfig(join(ctx.tmp, 'documents')) },
+    ctx.cpus.server,
+  )
   let baseline: Started | undefined
   try {
     const tools = JSON.parse((await get(`${gateway.url}/ready`)).body.toString()).tools as number

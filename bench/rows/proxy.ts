@@ -1,6 +1,9 @@
 // Row 3: POST /tools/:name through the gateway to a local upstream, against @fastify/reply-from
 // forwarding the same request unchanged: closed-loop throughput, then the p99 latency each adds
 // over calling the upstream directly, open loop at a fixed rate.
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { request } from 'undici'
 import { get } from '../lib/capture.js'
 import { comparePair, type Target } from '../lib/compare.js'
@@ -57,12 +60,118 @@ export async function proxyRows(ctx: RowContext): Promise<RowResult[]> {
     started.push(replyFrom)
     const call = await toolCall(gateway.url)
     const checked = await sameAnswers(call, [gateway.url, replyFrom.url], upstream.url)
-    return [
+    const rows = [
       await throughputRow(ctx, gateway, replyFrom, call, checked),
       await latencyRow(ctx, { gateway, replyFrom, upstream }, call, checked),
     ]
+    const issuer = await startIssuer()
+    try {
+      rows.push(await jwtRow(ctx, { upstream, gateway, issuer }, call))
+    } finally {
+      await issuer.close()
+    }
+    return rows
   } finally {
     for (const server of started.reverse()) await stop(server)
+  }
+}
+
+interface Issuer {
+  readonly url: string
+  /** A token of the bench's JWT client, valid for an hour. */
+  readonly token: string
+  close(): Promise<void>
+}
+
+/** An OIDC issuer's JWKS on loopback (fetched once by the gateway), and a token it signed. */
+async function startIssuer(): Promise<Issuer> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256')
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'bench', alg: 'RS256', use: 'sig' }
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' })
+    response.end(JSON.stringify({ keys: [jwk] }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const token = await new SignJWT({ client_id: JWT_CLIENT, aud: JWT_AUDIENCE })
+    .setProtectedHeader({ alg: 'RS256', kid: 'bench' })
+    .setIssuer(url)
+    .setIssuedAt()
+    .setExpirationTime('1h')
+    .sign(privateKey)
+  return { url, token, close: () => new Promise((resolve) => server.close(() => resolve())) }
+}
+
+const JWT_CLIENT = 'bench-agent'
+const JWT_AUDIENCE = 'https://gateway.bench'
+
+/**
+ * Row 3c: the same tool call by a JWT client against access open, same run. The request carries
+ * the token on both sides (open access never reads it), so only the access work differs.
+ */
+async function jwtRow(
+  ctx: RowContext,
+  servers: { upstream: Started; gateway: Started; issuer: Issuer },
+  call: LoadRequest,
+): Promise<RowResult> {
+  const { specs, configFile } = await itemsSetup(
+    ctx.tmp,
+    'proxy-jwt',
+    `services:\n  items:\n    upstream: ${servers.upstream.url}\n`,
+    [
+      `publicUrl: ${JWT_AUDIENCE}`,
+      'clients:',
+      `  - id: ${JWT_CLIENT}`,
+      `    jwt: { issuer: "${servers.issuer.url}", jwksUrl: "${servers.issuer.url}/jwks" }`,
+      '    rateLimit: { max: 100000000 }',
+      '',
+    ].join('\n'),
+  )
+  const secured = await startGateway(
+    'gateway-jwt',
+    { ...GATEWAY_ENV, SPECS_DIR: specs, TOOLGATE_CONFIG: configFile },
+    ctx.cpus.server,
+  )
+  try {
+    const authorized = {
+      ...call,
+      headers: { ...call.headers, authorization: `Bearer ${servers.issuer.token}` },
+    }
+    const problems = await sameAnswers(authorized, [secured.url, servers.gateway.url], servers.upstream.url)
+    const anonymous = await request(secured.url + call.path, {
+      method: 'POST',
+      headers: call.headers ?? {},
+      body: call.body ?? '',
+    })
+    await anonymous.body.dump()
+    if (anonymous.statusCode !== 401)
+      problems.push(`gateway-jwt answered ${anonymous.statusCode} without a token, not 401`)
+    const figure = { requests: [authorized], connections: 50, pipelining: 1, expectedStatus: 200 }
+    const label = `POST ${call.path} -c50 -p1 with a JWT client vs access open`
+    ctx.log(`row 3: ${label}`)
+    const pair = await comparePair(
+      { label: 'JWT client', origin: secured.url },
+      { label: 'open', origin: servers.gateway.url },
+      figure,
+      ctx.options,
+      ctx.cpus.client,
+    )
+    return {
+      id: '3c',
+      row: 'proxy',
+      figure: label,
+      metric: 'req/s ratio vs access open',
+      value: round(pair.ratio.median, 3),
+      target: { op: '>=', value: 0.9 },
+      candidate: rps(pair.candidate.rps.median),
+      baseline: rps(pair.baseline.rps.median),
+      range: rangeOf(pair.ratio),
+      problems: [...problems, ...pair.problems],
+      // The token is left out of the results: the figure is the same request without it.
+      details: { ...figure, requests: [call], ...pair },
+    }
+  } finally {
+    await stop(secured)
   }
 }
 

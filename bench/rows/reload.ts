@@ -24,11 +24,15 @@ export function rewrite(spec: string, i: number): string {
 }
 
 export async function reloadRows(ctx: RowContext): Promise<RowResult[]> {
-  const { specs } = await itemsSetup(ctx.tmp, 'reload', '{}\n')
+  const { specs, configFile } = await itemsSetup(ctx.tmp, 'reload', '')
   const file = join(specs, 'items.yaml')
   const original = await readFile(ITEMS_SPEC, 'utf8')
   ctx.log('row 5: starting the gateway')
-  const gateway = await startGateway('gateway', { ...GATEWAY_ENV, SPECS_DIR: specs }, ctx.cpus.server)
+  const gateway = await startGateway(
+    'gateway',
+    { ...GATEWAY_ENV, SPECS_DIR: specs, TOOLGATE_CONFIG: configFile },
+    ctx.cpus.server,
+  )
   try {
     const versionBefore = await catalogVersion(gateway.url)
     const duration = (LEAD_MS + REWRITES * INTERVAL_MS + TAIL_MS) / 1_000

@@ -36,7 +36,7 @@ export async function sessionRows(ctx: RowContext): Promise<RowResult[]> {
 }
 
 async function measure(ctx: RowContext, redisUrl: string, prefix: string): Promise<RowResult> {
-  // Production closes session creation until a token is configured (plugins/manifest.ts).
+  // Production closes session creation until a client may create sessions (plugins/access.ts).
   const token = randomBytes(16).toString('hex')
   const { specs, configFile } = await itemsSetup(
     ctx.tmp,
