@@ -153,12 +153,6 @@ async function access(fastify: FastifyInstance) {
 
   const authorize = (route: RouteAccess, caller: Caller): Refusal | undefined => {
     const client = caller.kind === 'client' ? caller.client : undefined
-    const noToken: Refusal = {
-      reason: 'no_token',
-      client: 'anonymous',
-      error: new errors.accessTokenMissing(),
-      challenge: {},
-    }
     if (route === 'sessions') {
       if (client?.sessions) return undefined
       if (client)
@@ -167,14 +161,14 @@ async function access(fastify: FastifyInstance) {
           client: client.id,
           error: new errors.accessSessionsNotAllowed(client.id),
         }
-      if (sessionCreators) return noToken
+      if (sessionCreators) return noToken()
       if (config.mode === 'open') return undefined
       return config.mode === 'closed'
         ? { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
-        : noToken
+        : noToken()
     }
     if (!CLIENTS_ONLY.has(route)) return undefined
-    if (!client) return noToken
+    if (!client) return noToken()
     if (route === 'operator' && !client.operator)
       return { reason: 'not_allowed', client: client.id, error: new errors.accessOperatorOnly(client.id) }
     return undefined
@@ -275,6 +269,11 @@ async function access(fastify: FastifyInstance) {
         fastify.log.warn(`access: an issuer's keys could not be fetched at start: ${failure}`)
     })
   })
+}
+
+/** Built only when refusing: an error captures a stack, too dear for every admitted request. */
+function noToken(): Refusal {
+  return { reason: 'no_token', client: 'anonymous', error: new errors.accessTokenMissing(), challenge: {} }
 }
 
 function rateKey(caller: Caller): string {

@@ -67,6 +67,7 @@ function createStaticTokenMatcher(clients: readonly Client[]): (token: string) =
   const known = clients.flatMap((client) =>
     client.proof.kind === 'token' ? [{ client, digest: client.proof.sha256 }] : [],
   )
+  if (known.length === 0) return () => undefined
   return (token) => {
     const digest = createHash('sha256').update(token).digest()
     let found: Client | undefined
