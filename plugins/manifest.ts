@@ -75,6 +75,8 @@ export default async function manifest(fastify: FastifyInstance) {
       })
     }
     if (error.validation) return reply.code(400).send({ error: error.message })
+    // A client's error (bad JSON, a body too large): the gateway's error handler answers it.
+    if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) throw error
     request.log.error({ err: error }, 'session route failed')
     return reply.code(500).send(ERRORS.internal)
   })

@@ -22,6 +22,8 @@ import tools from '../plugins/tools.js'
 import { fsSourceReader, type SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
+import { parseJsonBody } from './util/parse-json-body.js'
+import { redactUrl } from './util/redact-url.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
@@ -42,9 +44,16 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000
 /** An inbound X-Request-Id is kept only when it is short and plain (it ends up in logs). */
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/
 
-/** Credentials never reach a log line (SPEC §5). */
+/** A path parameter (a tool ID, a session code) longer than this gets 414. */
+const MAX_PARAM_LENGTH = 512
+
+/** A 404 names the path it did not find, cut to this. */
+const ECHOED_PATH_CHARS = 200
+
+/** Credentials never reach a log line (SPEC §5); session codes in URLs neither (`redactUrl`). */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
   'req.headers.cookie',
   'req.headers["x-api-key"]',
   'res.headers["set-cookie"]',
@@ -54,10 +63,7 @@ export const REDACTED_PATHS = [
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
   const app = Fastify({
-    logger: options.logger ?? {
-      level: config.logLevel,
-      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    },
+    logger: loggerOptions(options.logger, config.logLevel),
     trustProxy: config.trustProxy,
     // Limits and timeouts are explicit (SPEC §5): Fastify's requestTimeout defaults to 0 (never).
     bodyLimit: config.bodyLimit,
@@ -66,7 +72,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: MAX_HEADER_BYTES, headersTimeout: HEADERS_TIMEOUT_MS },
     // `/discovery/` must answer like `/discovery` (Opal registration with a trailing slash); tool
     // IDs such as `k8s:get:/api/v1/namespaces/{namespace}/pods` are long path parameters.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // Malformed percent-encodings and overlong path parameters: our error shape, the URL not echoed.
+    frameworkErrors: answerFrameworkError,
     // Unknown keys in a request body are an error the caller should see, not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
     genReqId: (request) => {
@@ -75,8 +83,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
   app.setErrorHandler(handleError)
+  // Fastify's own parser, with messages that say what was wrong (the MCP route keeps its own).
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const parsed = parseJsonBody(body as string)
+    if (parsed.ok) done(null, parsed.value)
+    else done(new errors.requestBodyInvalid(parsed.problem), undefined)
+  })
   app.setNotFoundHandler((request, reply) => {
-    const error = new errors.notFound(request.method, request.url.split('?')[0])
+    const path = request.url.split('?')[0] ?? ''
+    const error = new errors.notFound(
+      request.method,
+      path.length > ECHOED_PATH_CHARS ? `${path.slice(0, ECHOED_PATH_CHARS)}…` : path,
+    )
     reply.code(404).send({ error: error.message, code: error.code })
   })
   await app.register(configPlugin, { config })
@@ -95,9 +114,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app
 }
 
-/** One JSON error shape `{ error, code, … }`; a 5xx never shows its message or stack to the client. */
+/**
+ * One JSON error shape `{ error, code, … }`; a 5xx never shows its message or stack to the client.
+ * Fastify's own 4xx (a body too large, an unsupported media type) keep their status.
+ */
 function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const status = error.statusCode && error.statusCode >= 400 ? error.statusCode : 500
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    const tooLarge = new errors.requestBodyTooLarge(request.routeOptions.bodyLimit ?? 'the limit of')
+    return reply.code(413).send({ error: tooLarge.message, code: tooLarge.code })
+  }
   if (status >= 500) {
     request.log.error({ err: error }, 'request failed')
     const internal = new errors.internal()
@@ -107,4 +133,39 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
   if (error.validation)
     body.details = error.validation.map((v) => ({ path: v.instancePath, message: v.message }))
   return reply.code(status).send(body)
+}
+
+/** Whatever logger a caller asks for, credentials and session codes stay out of its lines. */
+function loggerOptions(given: FastifyServerOptions['logger'], level: string): FastifyServerOptions['logger'] {
+  if (given === false) return false
+  const base = typeof given === 'object' && given !== null ? given : { level }
+  return {
+    ...base,
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    serializers: { ...base.serializers, req: serializeRequest },
+  }
+}
+
+/** Errors raised before a route is found: never the URL echoed back, never a 5xx. */
+function answerFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const refusal =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? new errors.requestUrlTooLong(MAX_PARAM_LENGTH)
+      : error.code === 'FST_ERR_BAD_URL'
+        ? new errors.requestUrlInvalid()
+        : undefined
+  if (!refusal) return handleError(error, request, reply)
+  request.log.info({ code: refusal.code }, 'request refused before routing')
+  return reply.code(refusal.statusCode ?? 400).send({ error: refusal.message, code: refusal.code })
+}
+
+/** Fastify's request log fields, with the URL redacted (session codes are bearer secrets). */
+function serializeRequest(request: FastifyRequest) {
+  return {
+    method: request.method,
+    url: redactUrl(request.url),
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  }
 }

@@ -134,6 +134,22 @@ export const errors = {
     'Rate limit exceeded for %s (%s): retry in %d s',
     429,
   ),
+  requestBodyInvalid: createError('TG_ERR_REQUEST_BODY_INVALID', 'The request body was refused: %s', 400),
+  requestBodyTooLarge: createError(
+    'TG_ERR_REQUEST_BODY_TOO_LARGE',
+    'The request body is larger than %s bytes (BODY_LIMIT)',
+    413,
+  ),
+  requestUrlInvalid: createError(
+    'TG_ERR_REQUEST_URL_INVALID',
+    'The request URL is not valid: a path segment has a malformed percent-encoding',
+    400,
+  ),
+  requestUrlTooLong: createError(
+    'TG_ERR_REQUEST_URL_TOO_LONG',
+    'A path segment of the request URL is longer than %s characters',
+    414,
+  ),
   internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const
 

@@ -12,8 +12,8 @@ test('a body over BODY_LIMIT is a 413 JSON error with a request id', async (t) =
     payload: JSON.stringify({ q: 'x'.repeat(4096) }),
   })
   assert.equal(res.statusCode, 413)
-  assert.equal(res.json().code, 'FST_ERR_CTP_BODY_TOO_LARGE')
-  assert.match(res.json().error, /body/i)
+  assert.equal(res.json().code, 'TG_ERR_REQUEST_BODY_TOO_LARGE')
+  assert.match(res.json().error, /larger than 2048 bytes \(BODY_LIMIT\)/)
   assert.ok(res.headers['x-request-id'])
 })
 
