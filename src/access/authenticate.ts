@@ -54,11 +54,13 @@ function bearerToken(header: string): string | Extract<Authentication, { kind: '
   if (header.trim() === '') return refuse('the Authorization header is empty')
   if (header.length > MAX_TOKEN_LENGTH + 7)
     return refuse(`the token is longer than ${MAX_TOKEN_LENGTH} characters`)
-  const [scheme = '', token = '', ...rest] = header.trim().split(/ +/)
+  const trimmed = header.trim()
+  const space = trimmed.indexOf(' ')
+  const scheme = space === -1 ? trimmed : trimmed.slice(0, space)
+  const token = space === -1 ? '' : trimmed.slice(space + 1).trimStart()
   if (scheme.toLowerCase() !== 'bearer')
     return refuse(`only Bearer tokens are accepted, not ${JSON.stringify(scheme.slice(0, 20))}`)
-  if (rest.length > 0 || !TOKEN_SYNTAX.test(token))
-    return refuse('the bearer token is malformed (RFC 6750 §2.1)')
+  if (!TOKEN_SYNTAX.test(token)) return refuse('the bearer token is malformed (RFC 6750 §2.1)')
   return token
 }
 

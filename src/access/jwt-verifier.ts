@@ -55,9 +55,10 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   const settings = { ...DEFAULTS, ...options }
   const jwtClients = clients.filter((c): c is Client & { proof: { kind: 'jwt' } } => c.proof.kind === 'jwt')
   const keys = createIssuerKeys(settings)
-  const verified = new LRUCache<string, { client: Client; scopes: readonly string[] }>({
+  // Each entry carries its own deadline: lru-cache's ttl reads the clock on every get, which a
+  // per-call check need not pay twice.
+  const verified = new LRUCache<string, { client: Client; scopes: readonly string[]; until: number }>({
     max: settings.cacheSize,
-    ttl: settings.cacheTtlMs,
   })
 
   const verifyUncached = async (token: string): Promise<JwtVerdict> => {
@@ -97,18 +98,20 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
         scopes: proof.scopes,
       }
     const untilExpiry = typeof payload.exp === 'number' ? payload.exp * 1000 - Date.now() : 0
-    verified.set(
-      token,
-      { client: named, scopes },
-      { ttl: Math.max(1, Math.min(untilExpiry, settings.cacheTtlMs)) },
-    )
+    verified.set(token, {
+      client: named,
+      scopes,
+      until: Date.now() + Math.max(1, Math.min(untilExpiry, settings.cacheTtlMs)),
+    })
     return { ok: true, client: named, scopes }
   }
 
   return {
     async verify(token) {
       const known = verified.get(token)
-      return known ? { ok: true, ...known } : verifyUncached(token)
+      if (known && known.until > Date.now()) return { ok: true, client: known.client, scopes: known.scopes }
+      if (known) verified.delete(token)
+      return verifyUncached(token)
     },
     async warm() {
       const results = await Promise.allSettled(
