@@ -13,7 +13,7 @@ export interface SpecReadLimits {
 }
 
 export const DEFAULT_SPEC_BYTES = 64 * 1024 * 1024 // 64 MiB: the largest published specs (Stripe, Kubernetes) are under 8 MiB
-export const DEFAULT_READ_TIMEOUT_MS = 10_000 // 10 s: a local or mounted file reads in milliseconds
+export const DEFAULT_READ_TIMEOUT_MS = 5_000 // 5 s: a local or mounted file reads in ms; under Fastify's 10 s plugin timeout at boot
 
 /** O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the real path is what is opened. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0)

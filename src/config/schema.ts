@@ -333,7 +333,7 @@ const LimitsSchema = Type.Object(
       Type.Integer({
         minimum: 100,
         maximum: 600_000,
-        description: "bound on one spec file's read, in ms (10000)",
+        description: "bound on one spec file's read, in ms (5000)",
       }),
     ),
   },
