@@ -18,6 +18,7 @@ import {
 } from '../../src/catalog/index.js'
 import { sanitizeArgumentKey } from '../../src/catalog/input-schema.js'
 import { createArgumentValidator } from '../../src/executor/index.js'
+import { testApp } from '../helpers/app.js'
 import { executorFor } from '../helpers/executor.js'
 import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-catalog.js'
 import { CLI, type StartedServer, startServerProcess, stopServerProcess } from '../helpers/process.js'
@@ -343,6 +344,23 @@ describe('spec names that are Object.prototype names (class 8)', () => {
     assert.deepEqual(tool.inputSchema.properties, { loop: {}, n: { type: 'integer' } })
     const check = createArgumentValidator().check(tool, { n: 'not a number', extra: 1 })
     assert.equal(check.ok, false, 'the tool is validated')
+  })
+
+  test('view names: ?profile=toString and a session for constructor find no view (400, not 500 or 201)', async (t) => {
+    const app = await testApp(t)
+    for (const name of PROTOTYPE_NAMES) {
+      for (const url of [
+        `/discovery?profile=${name}`,
+        `/openai.json?profile=${name}`,
+        `/claude.json?profile=${name}`,
+      ]) {
+        const response = await app.inject(url)
+        assert.equal(response.statusCode, 400, `${url}: ${response.body}`)
+        assert.match(response.json().error, /Unknown profile/)
+      }
+      const session = await app.inject({ method: 'POST', url: '/api/sessions', payload: { profile: name } })
+      assert.equal(session.statusCode, 400, `session for ${name}: ${session.body}`)
+    }
   })
 
   test('property: any property names, prototype names among them, survive into the input schema and the body sent upstream', async (t) => {
