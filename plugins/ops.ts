@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { describeAccess } from '../src/access/describe-access.js'
+import type { Catalog } from '../src/catalog/index.js'
+import type { ReloadRecord } from '../src/store/index.js'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
 import { sendDocument } from './send-document.js'
 
@@ -49,6 +51,8 @@ async function ops(fastify: FastifyInstance) {
       tools: catalog.tools.length,
       sessions,
       access: describeAccess(fastify.config.access),
+      // A broken spec file fails alone (SPEC §1): readiness stays, and says which files do not serve.
+      specs: specsReadiness(catalog, fastify.catalogStore.history().at(-1)),
       // An optional remote source that failed is reported here, not failed on (seed 004, SPEC §1).
       remoteSources: catalog.sources
         .filter((source) => source.kind === 'remote')
@@ -82,3 +86,21 @@ async function ops(fastify: FastifyInstance) {
 }
 
 export default fp(ops, { name: 'ops', dependencies: ['catalog-store', 'sessions'] })
+
+/** Spec files that failed or serve their last good version, and how the latest reload went. */
+function specsReadiness(catalog: Catalog, lastReload: ReloadRecord | undefined) {
+  const files = catalog.sources.filter((source) => source.kind !== 'remote')
+  return {
+    failed: files.filter((source) => source.status === 'failed').map((source) => source.sourceId),
+    stale: files.filter((source) => source.status === 'stale').map((source) => source.sourceId),
+    ...(lastReload
+      ? {
+          lastReload: {
+            startedAt: lastReload.startedAt,
+            durationMs: lastReload.durationMs,
+            outcome: lastReload.outcome,
+          },
+        }
+      : {}),
+  }
+}

@@ -19,8 +19,8 @@ import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
 import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
-import { fsSourceReader, type SourceReader } from './catalog/index.js'
-import type { GatewayConfig } from './config/load-config.js'
+import { createFsSourceReader, type SourceReader } from './catalog/index.js'
+import { type GatewayConfig, specReadLimits } from './config/load-config.js'
 import { errors } from './errors.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
@@ -101,7 +101,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(configPlugin, { config })
   await app.register(openapi)
   await app.register(cors)
-  await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
+  await app.register(catalogStore, {
+    reader: options.reader ?? createFsSourceReader(specReadLimits(config)),
+  })
   await app.register(metrics)
   await app.register(sessions)
   await app.register(ops)

@@ -55,7 +55,7 @@ function allowedToolIds(catalog: Catalog, client: Client): Set<string> {
 }
 
 function narrowViews(catalog: Catalog, allowed: ReadonlySet<string>): Catalog {
-  const views: Record<string, View> = {}
+  const views: Record<string, View> = Object.create(null) // as the catalog's: no inherited names
   for (const [name, view] of Object.entries(catalog.views))
     views[name] = Object.freeze({
       ...view,

@@ -15,11 +15,11 @@ export function buildViews(
   profiles: Readonly<Record<string, ProfileOptions>>,
   sink: ProblemSink,
 ): Record<string, View> {
-  const views: Record<string, View> = {
-    [DISCOVER_VIEW]: {
-      name: DISCOVER_VIEW,
-      toolIds: tools.filter((t) => !t.ignored && !t.hidden).map((t) => t.id),
-    },
+  // Null prototype: `?profile=toString` or a session for `constructor` must find no view.
+  const views: Record<string, View> = Object.create(null)
+  views[DISCOVER_VIEW] = {
+    name: DISCOVER_VIEW,
+    toolIds: tools.filter((t) => !t.ignored && !t.hidden).map((t) => t.id),
   }
   for (const [name, profile] of Object.entries(profiles)) {
     if (name === DISCOVER_VIEW) {

@@ -1,9 +1,10 @@
 import { $RefParser, JSONParserErrorGroup } from '@apidevtools/json-schema-ref-parser'
 import { pointerOf } from '../util/json-pointer.js'
 import type { ProblemSink } from './problems.js'
+import { SourceReadError } from './source-read-error.js'
 
 /** Reads a file by absolute path; the loader decides which paths are allowed. */
-export type ReadText = (absolutePath: string) => Promise<string>
+export type ReadText = (location: string) => Promise<string>
 
 /** True when some `$ref` in the value points outside the document (`./common.yaml#/…`). */
 export function hasExternalRefs(value: unknown): boolean {
@@ -37,10 +38,13 @@ export async function bundleExternalRefs(
     try {
       return await readText(file.url)
     } catch (err) {
-      failures.set(file.url, (err as Error).message)
+      const code = err instanceof SourceReadError ? `${err.code}: ` : ''
+      failures.set(file.url, `${code}${(err as Error).message}`)
       throw err
     }
   }
+  // Every external file goes through readText (`canRead: true` claims every URL, the library's
+  // own file resolver never runs; http is off): no other path to the disk or the network.
   const options = {
     continueOnError: true,
     mutateInputSchema: false,

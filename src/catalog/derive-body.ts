@@ -1,5 +1,6 @@
 import { isRecord } from '../util/is-record.js'
 import { childPointer } from '../util/json-pointer.js'
+import { getOwn, setOwn } from '../util/own.js'
 import { type ArgumentCandidate, asBase64File, isBinaryString, isFlattenableObject } from './input-schema.js'
 import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
@@ -55,8 +56,8 @@ export function deriveRequestBody(
       childPointer(at, 'schema'),
     )
     for (const def of normalized.defs) defs.add(def)
-    schemas[type] = normalized.schema
-    if (isRecord(media) && isRecord(media.encoding)) encodings[type] = readEncodings(media.encoding)
+    setOwn(schemas, type, normalized.schema)
+    if (isRecord(media) && isRecord(media.encoding)) setOwn(encodings, type, readEncodings(media.encoding))
   }
   const body: RequestBody = {
     required: node.required === true,
@@ -66,7 +67,7 @@ export function deriveRequestBody(
     encodings,
   }
   const schemaPointer = childPointer(resolved.pointer, 'content', contentType, 'schema')
-  const root = expandRecursiveRoot(schemas[contentType]!, ctx.defsFor(defs))
+  const root = expandRecursiveRoot(getOwn(schemas, contentType)!, ctx.defsFor(defs))
   return { body, contentType, candidates: bodyCandidates(body, contentType, root, schemaPointer), defs }
 }
 
@@ -75,7 +76,7 @@ function expandRecursiveRoot(schema: JsonSchema, defs: Record<string, JsonSchema
   const ref = schema.$ref
   if (typeof ref !== 'string' || !ref.startsWith('#/$defs/')) return schema
   const { $ref: _, ...siblings } = schema
-  return { ...defs[ref.slice('#/$defs/'.length)], ...siblings }
+  return { ...getOwn(defs, ref.slice('#/$defs/'.length)), ...siblings }
 }
 
 function bodyCandidates(
@@ -125,12 +126,12 @@ function readEncodings(encoding: Record<string, unknown>): Record<string, Proper
   const out: Record<string, PropertyEncoding> = {}
   for (const [property, value] of Object.entries(encoding)) {
     if (!isRecord(value)) continue
-    out[property] = {
+    setOwn(out, property, {
       ...(typeof value.contentType === 'string' ? { contentType: value.contentType } : {}),
       ...(typeof value.style === 'string' ? { style: value.style } : {}),
       ...(typeof value.explode === 'boolean' ? { explode: value.explode } : {}),
       ...(typeof value.allowReserved === 'boolean' ? { allowReserved: value.allowReserved } : {}),
-    }
+    })
   }
   return out
 }

@@ -1,5 +1,6 @@
 import { isRecord } from '../util/is-record.js'
 import { pointerOf } from '../util/json-pointer.js'
+import { setOwn } from '../util/own.js'
 import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
 import type { AuthRequirement, SecurityScheme, Service } from './types.js'
@@ -20,14 +21,14 @@ export function readSecuritySchemes(
     )
     if (!type) continue
     const where = (['header', 'query', 'cookie'] as const).find((w) => w === node.in)
-    out[name] = {
+    setOwn(out, name, {
       name,
       type,
       ...(typeof node.scheme === 'string' ? { scheme: node.scheme.toLowerCase() } : {}),
       ...(where ? { in: where } : {}),
       ...(typeof node.name === 'string' ? { paramName: node.name } : {}),
       ...(typeof node.bearerFormat === 'string' ? { bearerFormat: node.bearerFormat } : {}),
-    }
+    })
   }
   return out
 }
@@ -44,7 +45,7 @@ export function readAuth(
   for (const requirement of security) {
     if (!isRecord(requirement)) continue
     const schemes = Object.entries(requirement).flatMap(([scheme, scopes]) => {
-      if (service.securitySchemes[scheme])
+      if (Object.hasOwn(service.securitySchemes, scheme))
         return [{ scheme, scopes: Array.isArray(scopes) ? scopes.map(String) : [] }]
       sink.warn(
         'security-scheme-unknown',

@@ -1,29 +1,150 @@
-import { readdir, readFile, stat } from 'node:fs/promises'
-import { join } from 'node:path'
+import { constants, type Stats } from 'node:fs'
+import { type FileHandle, open, readdir, readlink, realpath, stat } from 'node:fs/promises'
+import { isAbsolute, join, relative, sep } from 'node:path'
 import type { SourceReader } from './load-sources.js'
+import { SourceReadError } from './source-read-error.js'
 
-/**
- * The disk-backed SourceReader. Links are followed, so Kubernetes' ConfigMap layout
- * (`spec.yaml -> ..data/spec.yaml`) reads like plain files; dot-entries (`..data`) are skipped.
- */
-export const fsSourceReader: SourceReader = {
-  async listFiles(dir) {
-    const entries = await readdir(dir, { withFileTypes: true })
-    const names: string[] = []
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue
-      if (entry.isFile() || (entry.isSymbolicLink() && (await isFile(join(dir, entry.name)))))
-        names.push(entry.name)
-    }
-    return names.sort()
-  },
-  readText: (path) => readFile(path, 'utf8'),
+/** How much of a spec file the reader takes, and for how long (issue 14: no read may hang or flood memory). */
+export interface SpecReadLimits {
+  /** Largest spec file, in bytes; a larger file is refused before it is read. */
+  readonly maxBytes?: number
+  /** Bound on one file's whole read (realpath, open, stat, read), in ms. */
+  readonly timeoutMs?: number
 }
 
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile()
-  } catch {
-    return false
+export const DEFAULT_SPEC_BYTES = 64 * 1024 * 1024 // 64 MiB: the largest published specs (Stripe, Kubernetes) are under 8 MiB
+export const DEFAULT_READ_TIMEOUT_MS = 5_000 // 5 s: a local or mounted file reads in ms; under Fastify's 10 s plugin timeout at boot
+
+/** O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOFOLLOW: the real path is what is opened. */
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0)
+const CHUNK_BYTES = 1024 * 1024
+
+/**
+ * The disk-backed SourceReader, the one place spec bytes come from disk (top-level files and
+ * every `$ref`d file alike). Only regular files whose real path lies inside the real path of
+ * the specs directory are read — so Kubernetes' ConfigMap layout (`spec.yaml -> ..data/spec.yaml`,
+ * `..data -> ..2026_…`) reads like plain files while a link to `/etc/passwd` or `/dev/zero` does
+ * not — at most `maxBytes` of them, within `timeoutMs`. Dot-entries (`..data`) are not listed.
+ */
+export function createFsSourceReader(limits: SpecReadLimits = {}): SourceReader {
+  const maxBytes = limits.maxBytes ?? DEFAULT_SPEC_BYTES
+  const timeoutMs = limits.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS
+  return {
+    listFiles: listSpecEntries,
+    readText: (path, root) => withTimeout(readConfined(path, root, maxBytes), timeoutMs, path),
   }
+}
+
+/** The reader with the default limits. */
+export const fsSourceReader: SourceReader = createFsSourceReader()
+
+/**
+ * Every entry that is not a directory, links followed: a FIFO or a device named `x.yaml` is
+ * listed so that reading it reports why it is refused, instead of vanishing without a word.
+ * A dangling link is skipped (the kubelet leaves one for a moment when a file is removed).
+ */
+async function listSpecEntries(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true })
+  const names: string[] = []
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || entry.isDirectory()) continue
+    if (entry.isSymbolicLink()) {
+      const target = await stat(join(dir, entry.name)).catch(() => undefined)
+      if (!target || target.isDirectory()) continue
+    }
+    names.push(entry.name)
+  }
+  return names.sort()
+}
+
+async function readConfined(path: string, root: string | undefined, maxBytes: number): Promise<string> {
+  const real = await realpath(path)
+  if (root !== undefined) await assertInside(real, await realpath(root), path)
+  const handle = await open(real, OPEN_FLAGS)
+  try {
+    if (root !== undefined) await assertStillInside(handle, await realpath(root), path)
+    const info = await handle.stat()
+    assertRegularFile(info, path, real)
+    if (info.size > maxBytes) throw tooLarge(path, `${info.size} bytes`, maxBytes)
+    return (await readAtMost(handle, maxBytes, path)).toString('utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+async function assertInside(real: string, realRoot: string, path: string): Promise<void> {
+  const inside = relative(realRoot, real)
+  if (inside === '' || inside === '..' || inside.startsWith(`..${sep}`) || isAbsolute(inside)) {
+    throw new SourceReadError(
+      'source-outside-directory',
+      `${path} resolves to ${real}, outside the specs directory ${realRoot}; it is not read`,
+    )
+  }
+}
+
+/** Linux names the file an fd really is: a link swapped between realpath and open is caught here. */
+async function assertStillInside(handle: FileHandle, realRoot: string, path: string): Promise<void> {
+  if (process.platform !== 'linux') return
+  const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined)
+  if (opened !== undefined) await assertInside(opened, realRoot, path)
+}
+
+function assertRegularFile(info: Stats, path: string, real: string): void {
+  if (info.isFile()) return
+  const kind = info.isFIFO()
+    ? 'a FIFO (named pipe)'
+    : info.isCharacterDevice()
+      ? 'a character device'
+      : info.isBlockDevice()
+        ? 'a block device'
+        : info.isSocket()
+          ? 'a socket'
+          : info.isDirectory()
+            ? 'a directory'
+            : 'not a regular file'
+  const target = real === path ? '' : ` (it resolves to ${real})`
+  throw new SourceReadError(
+    'source-not-regular-file',
+    `${path} is ${kind}${target}; only regular files are read`,
+  )
+}
+
+/** Reads until EOF but never more than maxBytes + 1: a file that grows after fstat is still bounded. */
+async function readAtMost(handle: FileHandle, maxBytes: number, path: string): Promise<Buffer> {
+  const chunks: Buffer[] = []
+  let total = 0
+  while (total <= maxBytes) {
+    const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total))
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
+    if (bytesRead === 0) return Buffer.concat(chunks, total)
+    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
+    total += bytesRead
+  }
+  throw tooLarge(path, `more than ${maxBytes} bytes`, maxBytes)
+}
+
+function tooLarge(path: string, size: string, maxBytes: number): SourceReadError {
+  return new SourceReadError(
+    'source-too-large',
+    `${path} holds ${size}, over the limit of ${maxBytes} bytes (limits.specBytes); it is not read`,
+  )
+}
+
+/** A read that outlives the bound (a stalled network mount) is abandoned and reported; its handle closes when it ends. */
+function withTimeout<T>(work: Promise<T>, timeoutMs: number, path: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new SourceReadError(
+            'source-read-timeout',
+            `reading ${path} took longer than ${timeoutMs} ms (limits.readTimeoutMs); it is not read`,
+          ),
+        ),
+      timeoutMs,
+    )
+  })
+  work.catch(() => {}) // its failure after the timeout has nobody to tell
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }

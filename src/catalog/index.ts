@@ -7,7 +7,13 @@ export { buildCatalog, type CatalogInput } from './build-catalog.js'
 export { DISCOVER_VIEW } from './build-views.js'
 export { REMOTE_TOKEN_SCHEME } from './derive-remote.js'
 export { type CatalogDiff, diffCatalogs, isEmptyDiff } from './diff-catalogs.js'
-export { fsSourceReader } from './fs-reader.js'
+export {
+  createFsSourceReader,
+  DEFAULT_READ_TIMEOUT_MS,
+  DEFAULT_SPEC_BYTES,
+  fsSourceReader,
+  type SpecReadLimits,
+} from './fs-reader.js'
 export { buildKeepingLastGood, type LastGoodSources, type RebuiltCatalog } from './keep-last-good.js'
 export { type LoadedSource, type LoadResult, loadSpecsDirectory, type SourceReader } from './load-sources.js'
 export type { CatalogOptions, PolicyRule, ProfileOptions, ServiceOptions } from './options.js'
@@ -19,6 +25,7 @@ export {
   type RemoteSourceOptions,
   type RemoteTool,
 } from './remote-source.js'
+export { SourceReadError } from './source-read-error.js'
 export type * from './types.js'
 
 /** Loads a specs directory and builds its catalog in one call. */

@@ -72,20 +72,22 @@ export function assembleInputSchema(
   const ordered = [...candidates].sort(
     (a, b) => LOCATION_PRIORITY.indexOf(a.location) - LOCATION_PRIORITY.indexOf(b.location),
   )
-  const properties: Record<string, JsonSchema> = {}
+  // Maps, not objects: argument names come from the spec (`constructor`, `__proto__`).
+  const properties = new Map<string, JsonSchema>()
   const required: string[] = []
-  const args: Record<string, ArgumentTarget> = {}
+  const args = new Map<string, ArgumentTarget>()
   for (const candidate of ordered) {
     const key = uniqueKey(candidate, properties, sink)
-    properties[key] = key === candidate.name ? candidate.schema : withWireNote(candidate)
-    args[key] = candidate.target
+    properties.set(key, key === candidate.name ? candidate.schema : withWireNote(candidate))
+    args.set(key, candidate.target)
     if (candidate.required) required.push(key)
   }
-  const inputSchema: Record<string, unknown> = { type: 'object', properties }
+  // Object.fromEntries defines own properties, so even a `__proto__` key stays a key.
+  const inputSchema: Record<string, unknown> = { type: 'object', properties: Object.fromEntries(properties) }
   if (required.length > 0) inputSchema.required = required
   inputSchema.additionalProperties = false
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs
-  return { inputSchema, arguments: args }
+  return { inputSchema, arguments: Object.fromEntries(args) }
 }
 
 /** A renamed argument says what it is called on the wire, so nothing about it is lost. */
@@ -98,7 +100,11 @@ function withWireNote(candidate: ArgumentCandidate): JsonSchema {
   return { ...candidate.schema, description }
 }
 
-function uniqueKey(candidate: ArgumentCandidate, taken: Record<string, unknown>, sink: ProblemSink): string {
+function uniqueKey(
+  candidate: ArgumentCandidate,
+  taken: ReadonlyMap<string, unknown>,
+  sink: ProblemSink,
+): string {
   const key = sanitizeArgumentKey(candidate.name)
   if (key !== candidate.name) {
     sink.warn(
@@ -107,9 +113,9 @@ function uniqueKey(candidate: ArgumentCandidate, taken: Record<string, unknown>,
       `argument ${JSON.stringify(candidate.name)} is offered as ${key}`,
     )
   }
-  if (!(key in taken)) return key
+  if (!taken.has(key)) return key
   let renamed = sanitizeArgumentKey(`${candidate.location}_${candidate.name}`)
-  if (renamed in taken) renamed = sanitizeArgumentKey(`${renamed}_${shortHash(candidate.pointer)}`)
+  if (taken.has(renamed)) renamed = sanitizeArgumentKey(`${renamed}_${shortHash(candidate.pointer)}`)
   sink.warn(
     'argument-clash',
     candidate.pointer,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { bundleExternalRefs } from './bundle-refs.js'
 import { classifyDocument, isSpecFileName, parseDocumentText } from './parse-document.js'
 import { createProblemSink, type ProblemSink } from './problems.js'
+import { SourceReadError } from './source-read-error.js'
 import type { Problem } from './types.js'
 import { upgradeToOpenApi31 } from './upgrade-document.js'
 
@@ -10,7 +11,11 @@ import { upgradeToOpenApi31 } from './upgrade-document.js'
 export interface SourceReader {
   /** Names of the files directly inside `dir` (links to files included, dot-files excluded), sorted. */
   listFiles(dir: string): Promise<string[]>
-  readText(absolutePath: string): Promise<string>
+  /**
+   * The text of a file; `root` is the specs directory it must lie in (a disk reader checks the
+   * real path). A refusal it can name throws a SourceReadError carrying the problem code.
+   */
+  readText(absolutePath: string, root: string): Promise<string>
 }
 
 /** One source that parsed: OpenAPI documents are already upgraded to 3.1 and bundled. */
@@ -97,7 +102,7 @@ async function loadSource(
 ): Promise<LoadedSource | undefined> {
   const sink = createProblemSink(name, problems)
   const absolutePath = resolve(dir, name)
-  const text = await readOrReport(absolutePath, reader, sink)
+  const text = await readOrReport(absolutePath, dir, reader, sink)
   if (text === undefined) return undefined
   const value = parseDocumentText(text, sink)
   if (value === undefined) return undefined
@@ -113,26 +118,38 @@ async function loadSource(
 
 async function readOrReport(
   path: string,
+  dir: string,
   reader: SourceReader,
   sink: ProblemSink,
 ): Promise<string | undefined> {
   try {
-    return await reader.readText(path)
+    return await reader.readText(path, dir)
   } catch (err) {
-    sink.error('source-unreadable', '', `cannot read the file: ${(err as Error).message}`)
+    if (err instanceof SourceReadError) sink.error(err.code, '', err.message)
+    else sink.error('source-unreadable', '', `cannot read the file: ${(err as Error).message}`)
     return undefined
   }
 }
 
-/** Referenced files must lie inside the specs directory: a spec cannot make the gateway read /etc/passwd. */
+/**
+ * Referenced files must lie inside the specs directory: a spec cannot make the gateway read
+ * /etc/passwd. Checked here on the written path (any reader), and by the disk reader again on
+ * the real path (links). Only files: a URL of any other scheme is not fetched.
+ */
 function confinedReader(dir: string, reader: SourceReader) {
   const root = resolve(dir)
   return async (location: string): Promise<string> => {
+    if (/^[a-z][a-z0-9+.-]+:/i.test(location) && !location.startsWith('file:')) {
+      throw new SourceReadError(
+        'source-outside-directory',
+        `${location} is not a file in the specs directory`,
+      )
+    }
     const path = location.startsWith('file:') ? fileURLToPath(location) : resolve(location)
     const inside = relative(root, path)
     if (inside.startsWith('..' + sep) || inside === '..' || isAbsolute(inside)) {
-      throw new Error(`${location} is outside the specs directory`)
+      throw new SourceReadError('source-outside-directory', `${location} is outside the specs directory`)
     }
-    return reader.readText(path)
+    return reader.readText(path, root)
   }
 }

@@ -1,6 +1,7 @@
 import { shortHash } from '../util/hash.js'
 import { isRecord } from '../util/is-record.js'
 import { childPointer, resolvePointer, unescapePointerToken } from '../util/json-pointer.js'
+import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
@@ -69,6 +70,33 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const inlined = new Map<string, NormalizedSchema>()
   const definitions = new Map<string, NormalizedSchema>()
 
+  /**
+   * `A: {$ref: B}`, `B: {$ref: A}`: a loop of bare references that never reaches a schema. Ajv
+   * cannot compile it, and the executor would then serve the tool unvalidated. Every key on a
+   * chain is remembered, so long chains are followed once.
+   */
+  const refCycles = new Map<string, boolean>()
+  const leadsIntoRefCycle = (start: string): boolean => {
+    const chain: string[] = []
+    const onChain = new Set<string>()
+    let key = start
+    let cyclic = false
+    while (!refCycles.has(key)) {
+      if (onChain.has(key)) {
+        cyclic = true
+        break
+      }
+      chain.push(key)
+      onChain.add(key)
+      const target = resolvePointer(document, key)
+      if (!isRecord(target) || typeof target.$ref !== 'string' || !target.$ref.startsWith('#')) break
+      key = normalizeRef(target.$ref)
+    }
+    const answer = cyclic || (refCycles.get(key) ?? false)
+    for (const member of chain) refCycles.set(member, answer)
+    return answer
+  }
+
   let depth = 0
   const normalize = (node: unknown, pointer: string): NormalizedSchema => {
     const defs = new Set<string>()
@@ -120,6 +148,14 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       return siblings
     }
     const key = normalizeRef(ref)
+    if (leadsIntoRefCycle(key)) {
+      sink.warn(
+        'ref-cycle',
+        pointer,
+        `$ref ${ref} only leads to other $refs and back, never to a schema; an empty schema stands in`,
+      )
+      return siblings
+    }
     if (isRecursive(key)) {
       defs.add(key) // its definition is built by defsFor, iteratively, not nested in this walk
       return { ...siblings, $ref: `#/$defs/${defName(key)}` }
@@ -155,7 +191,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
         out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs))
       else if (SINGLE_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
       else if (key === 'example') out.examples ??= [value]
-      else out[key] = value
+      else setOwn(out, key, value)
     }
     repairType(node, out)
     repairArrayItems(out, pointer)
@@ -223,7 +259,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     const properties: Record<string, unknown> = {}
     const required = new Set<string>()
     for (const part of parts) {
-      Object.assign(properties, part.properties ?? {})
+      for (const [name, value] of Object.entries(part.properties ?? {})) setOwn(properties, name, value)
       for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
     }
     const merged: Record<string, unknown> = { type: 'object', properties }
@@ -231,7 +267,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       const value = rest[key] ?? parts.find((part) => part[key] !== undefined)?.[key]
       if (value !== undefined) merged[key] = value
     }
-    const known = [...required].filter((name) => name in properties)
+    const known = [...required].filter((name) => Object.hasOwn(properties, name))
     if (known.length > 0) merged.required = known
     if (withProperties.length > 0 && closed.length === withProperties.length)
       merged.additionalProperties = false
@@ -254,7 +290,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       const schema = walk(value, at, defs)
       // Request-side schemas: a read-only property is the server's to set, never an argument.
       if (schema.readOnly === true) readOnly.add(name)
-      else out[name] = schema
+      else setOwn(out, name, schema)
     }
     return out
   }
@@ -296,7 +332,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     const properties = out.properties
     if (!isRecord(properties) || out.allOf || out.anyOf || out.oneOf) return
-    const known = (out.required as string[]).filter((name) => name in properties)
+    const known = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))
     for (const name of out.required as string[]) {
       if (known.includes(name) || readOnly.has(name)) continue
       sink.warn(
@@ -358,7 +394,7 @@ function propertyNames(schema: unknown, depth = 0): Set<string> {
 
 function refSiblings(node: Record<string, unknown>): Record<string, unknown> {
   const siblings: Record<string, unknown> = {}
-  for (const key of REF_SIBLINGS) if (key in node) siblings[key] = node[key]
+  for (const key of REF_SIBLINGS) if (Object.hasOwn(node, key)) siblings[key] = node[key]
   return siblings
 }
 

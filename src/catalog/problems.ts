@@ -6,6 +6,12 @@ import type { Problem, Severity } from './types.js'
  */
 export const PROBLEM_CODES = {
   'source-unreadable': 'the file could not be read',
+  'source-not-regular-file':
+    'the file (or what its link points at) is a FIFO, a device, a socket or a directory; only regular files are read',
+  'source-too-large': 'the file is larger than limits.specBytes and is not read',
+  'source-outside-directory':
+    "the file's real path (links resolved) lies outside the specs directory; it is not read",
+  'source-read-timeout': 'reading the file took longer than limits.readTimeoutMs; it is not read',
   'source-not-a-spec-file': 'the file is not .yaml, .yml or .json and is not loaded',
   'source-parse-error': 'the file is not valid YAML or JSON',
   'source-not-a-document': 'the file is neither an OpenAPI, a Swagger nor an Arazzo document',
@@ -30,6 +36,8 @@ export const PROBLEM_CODES = {
   'parameter-key-sanitized': 'a parameter or property name is not a valid tool argument key and was renamed',
   'argument-clash': 'two inputs want the same argument name; the later one was renamed',
   'ref-dangling': 'a $ref points at nothing; an empty schema stands in',
+  'ref-cycle':
+    'a $ref only leads to other $refs and back to itself, never to a schema; an empty schema stands in',
   'schema-invalid': 'a schema is not an object; an empty schema stands in',
   'schema-too-deep':
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',

@@ -1,6 +1,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { type CatalogOptions, DISCOVER_VIEW, fsSourceReader, loadCatalog } from '../catalog/index.js'
+import {
+  type CatalogOptions,
+  DISCOVER_VIEW,
+  fsSourceReader,
+  loadCatalog,
+  type SourceReader,
+} from '../catalog/index.js'
 import type { Catalog } from '../catalog/types.js'
 import { renderClaudeTools, renderOpenAITools } from '../formats/index.js'
 
@@ -50,8 +56,9 @@ export async function genOpenAI(
   out: string,
   options: CatalogOptions,
   now = new Date(),
+  reader: SourceReader = fsSourceReader,
 ): Promise<string[]> {
-  const catalog = await loadCatalog(specs, fsSourceReader, options)
+  const catalog = await loadCatalog(specs, reader, options)
   await mkdir(out, { recursive: true })
   const files = generatedFiles(catalog, now.toISOString())
   for (const file of files) await writeFile(join(out, file.name), text(file.value))
@@ -62,8 +69,13 @@ export async function genOpenAI(
  * `toolgate gen check`: what differs between the files on disk and a fresh generation, the
  * generation time excluded. Empty means fresh.
  */
-export async function genCheck(specs: string, out: string, options: CatalogOptions): Promise<string[]> {
-  const catalog = await loadCatalog(specs, fsSourceReader, options)
+export async function genCheck(
+  specs: string,
+  out: string,
+  options: CatalogOptions,
+  reader: SourceReader = fsSourceReader,
+): Promise<string[]> {
+  const catalog = await loadCatalog(specs, reader, options)
   const expected = generatedFiles(catalog, '')
   const stale: string[] = []
   for (const file of expected) {

@@ -2,7 +2,8 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { ConfigError, catalogOptions, loadConfig } from '../config/load-config.js'
+import { createFsSourceReader } from '../catalog/index.js'
+import { ConfigError, catalogOptions, loadConfig, specReadLimits } from '../config/load-config.js'
 import { serve } from '../server.js'
 import { PACKAGE_VERSION } from '../version.js'
 import { DEFAULT_GEN_DIR, genCheck, genOpenAI } from './gen.js'
@@ -47,8 +48,11 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'lint') {
     const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
-    return lint(rest[0] ?? config.specsDir, catalogOptions(config), (line) =>
-      process.stdout.write(`${line}\n`),
+    return lint(
+      rest[0] ?? config.specsDir,
+      catalogOptions(config),
+      (line) => process.stdout.write(`${line}\n`),
+      createFsSourceReader(specReadLimits(config)),
     )
   }
   if (command === 'gen') return gen(rest[0], values.specs, values.out)
@@ -64,11 +68,17 @@ async function gen(
   const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
   const dir = specs ?? config.specsDir
   if (what === 'openai') {
-    const written = await genOpenAI(dir, out, catalogOptions(config))
+    const reader = createFsSourceReader(specReadLimits(config))
+    const written = await genOpenAI(dir, out, catalogOptions(config), new Date(), reader)
     return print(`wrote ${written.length} files to ${out}: ${written.join(', ')}`, 0)
   }
   if (what === 'check') {
-    const stale = await genCheck(dir, out, catalogOptions(config))
+    const stale = await genCheck(
+      dir,
+      out,
+      catalogOptions(config),
+      createFsSourceReader(specReadLimits(config)),
+    )
     if (stale.length === 0) return print(`${out} is up to date with ${dir}`, 0)
     return print(`${out} is stale — run npm run gen:openai:\n  ${stale.join('\n  ')}`, 1, process.stderr)
   }

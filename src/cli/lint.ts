@@ -1,4 +1,4 @@
-import { fsSourceReader, loadCatalog } from '../catalog/index.js'
+import { fsSourceReader, loadCatalog, type SourceReader } from '../catalog/index.js'
 import type { CatalogOptions } from '../catalog/options.js'
 import type { Catalog, Problem } from '../catalog/types.js'
 
@@ -7,8 +7,9 @@ export async function lint(
   dir: string,
   options: CatalogOptions,
   write: (line: string) => void,
+  reader: SourceReader = fsSourceReader,
 ): Promise<number> {
-  const catalog = await loadCatalog(dir, fsSourceReader, options)
+  const catalog = await loadCatalog(dir, reader, options)
   for (const problem of catalog.problems) write(formatProblem(problem))
   write(summary(dir, catalog))
   return catalog.problems.some((problem) => problem.severity === 'error') ? 1 : 0

@@ -3,6 +3,7 @@ import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
 import type { AccessConfig } from '../access/types.js'
 import { REMOTE_TOKEN_SCHEME } from '../catalog/derive-remote.js'
+import type { SpecReadLimits } from '../catalog/fs-reader.js'
 import type { CatalogOptions } from '../catalog/options.js'
 import type { RemoteSourceOptions } from '../catalog/remote-source.js'
 import { deepFreeze } from '../util/deep-freeze.js'
@@ -141,6 +142,15 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
     ...(profiles ? { profiles } : {}),
     ...(policies ? { policies } : {}),
     ...(config.configFile ? { configFile: config.configFile } : {}),
+  }
+}
+
+/** How spec files are read: limits.specBytes and limits.readTimeoutMs, defaults in the reader. */
+export function specReadLimits(config: GatewayConfig): SpecReadLimits {
+  const limits = config.file.limits ?? {}
+  return {
+    ...(limits.specBytes !== undefined ? { maxBytes: limits.specBytes } : {}),
+    ...(limits.readTimeoutMs !== undefined ? { timeoutMs: limits.readTimeoutMs } : {}),
   }
 }
 

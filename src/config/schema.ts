@@ -319,6 +319,27 @@ const OpalSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** Bounds on what the gateway takes in (issue 14). */
+const LimitsSchema = Type.Object(
+  {
+    specBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        maximum: 1_073_741_824,
+        description: 'largest spec file (or $ref-ed file) read, in bytes (67108864 = 64 MiB)',
+      }),
+    ),
+    readTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 600_000,
+        description: "bound on one spec file's read, in ms (5000)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 /** The optional YAML file named by TOOLGATE_CONFIG. */
 export const FileConfigSchema = Type.Object(
   {
@@ -349,6 +370,7 @@ export const FileConfigSchema = Type.Object(
     ),
     clients: Type.Optional(Type.Array(ClientSchema)),
     rateLimits: Type.Optional(RateLimitsSchema),
+    limits: Type.Optional(LimitsSchema),
   },
   { additionalProperties: false },
 )

@@ -65,10 +65,11 @@ export function buildRequest(
   const query: string[] = []
   const cookies: string[] = []
   const headers: Record<string, string> = {}
-  const bodyArgs: Record<string, unknown> = {}
+  // Body property names are the spec's: `__proto__` must stay a key, `constructor` must not be inherited.
+  const bodyArgs: Record<string, unknown> = Object.create(null)
   let whole: unknown
   for (const [key, target] of Object.entries(tool.binding.arguments)) {
-    const value = args[key]
+    const value = Object.hasOwn(args, key) ? args[key] : undefined
     if (value === undefined || value === null) continue
     if (target.in === 'body') {
       if ('whole' in target) whole = value

@@ -35,7 +35,7 @@ function repairValue(schema: Schema, value: unknown, defs: Record<string, Schema
     const properties = resolved.properties as Record<string, Schema>
     const out: Record<string, unknown> = {}
     for (const [key, item] of Object.entries(value)) {
-      const property = properties[key]
+      const property = Object.hasOwn(properties, key) ? properties[key] : undefined
       if (item === null && property && !allowsNull(resolveRef(property, defs) ?? {})) continue
       out[key] = property ? repairValue(property, item, defs, depth + 1) : item
     }

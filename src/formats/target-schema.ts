@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
+import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import { cutAtSentence, describeSchema, sentence, shape } from './describe-schema.js'
 
@@ -239,7 +240,7 @@ function dropUnsupported(schema: Schema): Schema {
   for (const [key, value] of Object.entries(schema)) {
     if (STRICT_DROPPED.has(key)) continue
     if (key === 'format' && !STRICT_FORMATS.has(String(value))) hints.push(`Format: ${String(value)}.`)
-    else out[key] = value
+    else setOwn(out, key, value)
   }
   if (schema.default !== undefined && !String(schema.description ?? '').includes('Default:'))
     hints.push(`Default: ${JSON.stringify(schema.default)}.`)

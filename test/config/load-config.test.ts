@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ConfigError, catalogOptions, loadConfig } from '../../src/config/load-config.js'
+import { ConfigError, catalogOptions, loadConfig, specReadLimits } from '../../src/config/load-config.js'
 
 const files = (map: Record<string, string>) => async (path: string) => {
   if (!(path in map)) throw new Error(`ENOENT: ${path}`)
@@ -71,5 +71,22 @@ describe('configuration (SPEC §4)', () => {
     for (const [map, message] of cases) {
       await assert.rejects(loadConfig({ TOOLGATE_CONFIG: 'gw.yaml' }, files(map)), message)
     }
+  })
+
+  test('limits.specBytes and limits.readTimeoutMs reach the spec reader; out of range values are named', async () => {
+    assert.deepEqual(specReadLimits(await loadConfig({}, files({}))), {})
+    const set = await loadConfig(
+      { TOOLGATE_CONFIG: 'gw.yaml' },
+      files({ 'gw.yaml': 'limits:\n  specBytes: 4096\n  readTimeoutMs: 250\n' }),
+    )
+    assert.deepEqual(specReadLimits(set), { maxBytes: 4096, timeoutMs: 250 })
+    await assert.rejects(
+      loadConfig({ TOOLGATE_CONFIG: 'gw.yaml' }, files({ 'gw.yaml': 'limits:\n  specBytes: 10\n' })),
+      /gw\.yaml: limits\.specBytes: must be >= 1024/,
+    )
+    await assert.rejects(
+      loadConfig({ TOOLGATE_CONFIG: 'gw.yaml' }, files({ 'gw.yaml': 'limits:\n  readTimeoutMs: 0\n' })),
+      /gw\.yaml: limits\.readTimeoutMs: must be >= 100/,
+    )
   })
 })
