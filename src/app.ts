@@ -19,13 +19,13 @@ import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
 import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
-import { fsSourceReader, type SourceReader } from './catalog/index.js'
+import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
-  /** Where spec files are read from; the disk unless a test says otherwise. */
+  /** Where spec files are read from (builds then run in-process); absent: the disk, in a build worker. */
   readonly reader?: SourceReader
   readonly logger?: FastifyServerOptions['logger']
 }
@@ -82,7 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(configPlugin, { config })
   await app.register(openapi)
   await app.register(cors)
-  await app.register(catalogStore, { reader: options.reader ?? fsSourceReader })
+  await app.register(catalogStore, options.reader ? { reader: options.reader } : {})
   await app.register(metrics)
   await app.register(sessions)
   await app.register(ops)
