@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SourceReader } from '../src/catalog/index.js'
-import { catalogOptions } from '../src/config/load-config.js'
+import { catalogOptions, specReadLimits } from '../src/config/load-config.js'
 import {
   type CatalogStore,
   createCatalogStore,
@@ -15,7 +15,8 @@ declare module 'fastify' {
 }
 
 export interface CatalogStorePluginOptions {
-  readonly reader: SourceReader
+  /** A test's reader: builds then run in-process. Absent (the server): each build runs in a bounded worker. */
+  readonly reader?: SourceReader
 }
 
 /** Diffs can list a thousand tools; a log line names the first few and counts the rest. */
@@ -29,7 +30,8 @@ export default fp<CatalogStorePluginOptions>(
   async function catalogStore(fastify, opts) {
     const store = await createCatalogStore({
       specsDir: fastify.config.specsDir,
-      reader: opts.reader,
+      ...(opts.reader ? { reader: opts.reader } : {}),
+      bounds: { ...fastify.config.build, read: specReadLimits(fastify.config) },
       options: catalogOptions(fastify.config),
       render: renderOptions(fastify.config),
       remoteSources: fastify.config.remoteSources,

@@ -61,6 +61,17 @@ async function ops(fastify: FastifyInstance) {
           status: source.status,
           tools: source.tools,
         })),
+      // A broken spec or a failed reload does not fail readiness (the last good catalog serves), but
+      // an operator reading /ready sees it (issue 14: a build stopped by a limit, a file refused).
+      ...lastReload(fastify),
+      brokenSources: catalog.sources
+        .filter((source) => source.status !== 'ok')
+        .map((source) => ({
+          source: source.sourceId,
+          status: source.status,
+          problem: catalog.problems.find((p) => p.file === source.sourceId && p.severity === 'error')
+            ?.message,
+        })),
     }
   })
 
@@ -83,6 +94,13 @@ async function ops(fastify: FastifyInstance) {
   fastify.get('/catalog', { config: { access: 'operator' } }, async (request, reply) =>
     sendDocument(request, reply, fastify.catalogStore.current().catalogDocument),
   )
+}
+
+function lastReload(fastify: FastifyInstance) {
+  const record = fastify.catalogStore.history().at(-1)
+  if (!record) return {}
+  const { trigger, startedAt, durationMs, outcome, swapped, error } = record
+  return { lastReload: { trigger, startedAt, durationMs, outcome, swapped, ...(error ? { error } : {}) } }
 }
 
 export default fp(ops, { name: 'ops', dependencies: ['catalog-store', 'sessions'] })

@@ -19,15 +19,15 @@ import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
 import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
-import { createFsSourceReader, type SourceReader } from './catalog/index.js'
-import { type GatewayConfig, specReadLimits } from './config/load-config.js'
+import type { SourceReader } from './catalog/index.js'
+import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
-  /** Where spec files are read from; the disk unless a test says otherwise. */
+  /** Where spec files are read from (builds then run in-process); absent: the disk, in a build worker. */
   readonly reader?: SourceReader
   readonly logger?: FastifyServerOptions['logger']
 }
@@ -101,9 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(configPlugin, { config })
   await app.register(openapi)
   await app.register(cors)
-  await app.register(catalogStore, {
-    reader: options.reader ?? createFsSourceReader(specReadLimits(config)),
-  })
+  await app.register(catalogStore, options.reader ? { reader: options.reader } : {})
   await app.register(metrics)
   await app.register(sessions)
   await app.register(ops)

@@ -5,6 +5,7 @@ import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
 import { deriveRemoteService } from './derive-remote.js'
 import { deriveService, type ToolDraft } from './derive-service.js'
+import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
 import type { CatalogOptions, PolicyRule } from './options.js'
 import { createProblemSink, hasErrors, type ProblemSink } from './problems.js'
@@ -42,7 +43,13 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     const sourceProblems: Problem[] = []
     const names = naming.get(source.sourceId)
     const derived =
-      names && deriveServiceSafely(source, names, createProblemSink(source.sourceId, sourceProblems))
+      names &&
+      deriveServiceSafely(
+        source,
+        names,
+        createProblemSink(source.sourceId, sourceProblems),
+        options.limits?.schemaNodes ?? DEFAULT_CATALOG_LIMITS.schemaNodes,
+      )
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)
@@ -83,9 +90,14 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
 }
 
 /** Derivation of one source never takes the others down, whatever the document holds. */
-function deriveServiceSafely(source: LoadedSource, names: { id: string; alias: string }, sink: ProblemSink) {
+function deriveServiceSafely(
+  source: LoadedSource,
+  names: { id: string; alias: string },
+  sink: ProblemSink,
+  schemaNodes: number,
+) {
   try {
-    return deriveService(source, names, sink)
+    return deriveService(source, names, sink, schemaNodes)
   } catch (err) {
     sink.error('source-too-complex', '', `the document could not be processed: ${(err as Error).message}`)
     return undefined

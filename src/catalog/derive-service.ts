@@ -5,6 +5,7 @@ import { deriveParameters } from './derive-parameters.js'
 import { readAuth, readSecuritySchemes } from './derive-security.js'
 import { type OperationExtensions, readOperationExtensions } from './extensions.js'
 import { assembleInputSchema } from './input-schema.js'
+import { countSchemaNodes, DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
 import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
@@ -33,6 +34,7 @@ export function deriveService(
   source: LoadedSource,
   naming: { id: string; alias: string },
   sink: ProblemSink,
+  schemaNodes = DEFAULT_CATALOG_LIMITS.schemaNodes,
 ): DerivedService | undefined {
   const document = source.document
   const paths = document.paths ?? {}
@@ -61,10 +63,22 @@ export function deriveService(
     for (const method of HTTP_METHODS) {
       if (!(method in resolved.value)) continue
       const tool = deriveTool(context, rawPath, resolved.value, method, resolved.pointer)
-      if (tool) tools.push(tool)
+      if (tool && withinSchemaLimit(tool, schemaNodes, sink)) tools.push(tool)
     }
   }
   return { service, tools }
+}
+
+/** A tool whose input schema is over the limit is left out alone (a warning: the file serves on). */
+function withinSchemaLimit(tool: ToolDraft, limit: number, sink: ProblemSink): boolean {
+  const nodes = countSchemaNodes(tool.inputSchema, limit)
+  if (nodes <= limit) return true
+  sink.warn(
+    'tool-schema-too-large',
+    tool.pointer,
+    `the input schema of ${tool.id} has more than ${limit} nodes (limits.schemaNodes); the tool is left out: simplify its parameters and body, or raise limits.schemaNodes`,
+  )
+  return false
 }
 
 function deriveTool(

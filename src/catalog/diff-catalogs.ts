@@ -23,6 +23,20 @@ export function diffCatalogs(before: Catalog, after: Catalog): CatalogDiff {
   }
 }
 
+/** The same diff from a content hash per tool ID, as kept between builds in separate workers. */
+export function diffToolHashes(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): CatalogDiff {
+  const ids = (from: ReadonlyMap<string, string>, keep: (id: string, hash: string) => boolean) =>
+    [...from].filter(([id, hash]) => keep(id, hash)).map(([id]) => id)
+  return {
+    added: ids(after, (id) => !before.has(id)),
+    removed: ids(before, (id) => !after.has(id)),
+    changed: ids(after, (id, hash) => before.has(id) && before.get(id) !== hash),
+  }
+}
+
 export function isEmptyDiff(diff: CatalogDiff): boolean {
   return diff.added.length + diff.removed.length + diff.changed.length === 0
 }

@@ -1,4 +1,5 @@
 import { buildCatalog, type CatalogInput } from './build-catalog.js'
+import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import { loadSpecsDirectory, type SourceReader } from './load-sources.js'
 import type { CatalogOptions } from './options.js'
 import type { Catalog } from './types.js'
@@ -6,7 +7,7 @@ import type { Catalog } from './types.js'
 export { buildCatalog, type CatalogInput } from './build-catalog.js'
 export { DISCOVER_VIEW } from './build-views.js'
 export { REMOTE_TOKEN_SCHEME } from './derive-remote.js'
-export { type CatalogDiff, diffCatalogs, isEmptyDiff } from './diff-catalogs.js'
+export { type CatalogDiff, diffCatalogs, diffToolHashes, isEmptyDiff } from './diff-catalogs.js'
 export {
   createFsSourceReader,
   DEFAULT_READ_TIMEOUT_MS,
@@ -15,6 +16,12 @@ export {
   type SpecReadLimits,
 } from './fs-reader.js'
 export { buildKeepingLastGood, type LastGoodSources, type RebuiltCatalog } from './keep-last-good.js'
+export {
+  type CatalogLimits,
+  countOperations,
+  countSchemaNodes,
+  DEFAULT_CATALOG_LIMITS,
+} from './limits.js'
 export { type LoadedSource, type LoadResult, loadSpecsDirectory, type SourceReader } from './load-sources.js'
 export type { CatalogOptions, PolicyRule, ProfileOptions, ServiceOptions } from './options.js'
 export { PROBLEM_CODES, type ProblemCode } from './problems.js'
@@ -35,7 +42,7 @@ export async function loadCatalog(
   options: CatalogOptions = {},
   remote: Pick<CatalogInput, 'remotes' | 'failed' | 'problems'> = {},
 ): Promise<Catalog> {
-  const loaded = await loadSpecsDirectory(dir, reader)
+  const loaded = await loadSpecsDirectory(dir, reader, { ...DEFAULT_CATALOG_LIMITS, ...options.limits })
   return buildCatalog(
     {
       ...loaded,

@@ -4,13 +4,16 @@ import type { CatalogOptions } from './options.js'
 import { createProblemSink } from './problems.js'
 import type { Catalog, Problem } from './types.js'
 
-/** The last version of each spec file that loaded and built without an error. */
-export type LastGoodSources = ReadonlyMap<string, LoadedSource>
+/**
+ * The last version of each spec file that loaded and built without an error. Only looked up (the
+ * build worker passes a map that deserializes an entry on first use).
+ */
+export type LastGoodSources = Pick<ReadonlyMap<string, LoadedSource>, 'has' | 'get'>
 
 export interface RebuiltCatalog {
   readonly catalog: Catalog
   /** What to remember for the next reload: every file that is good now, plus the stale ones kept. */
-  readonly lastGood: LastGoodSources
+  readonly lastGood: ReadonlyMap<string, LoadedSource>
   /** Files that are broken now and serve their last good version. */
   readonly stale: readonly string[]
 }

@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleExternalRefs } from './bundle-refs.js'
+import { type CatalogLimits, countOperations, DEFAULT_CATALOG_LIMITS } from './limits.js'
 import { classifyDocument, isSpecFileName, parseDocumentText } from './parse-document.js'
 import { createProblemSink, type ProblemSink } from './problems.js'
 import { SourceReadError } from './source-read-error.js'
@@ -36,7 +37,11 @@ export interface LoadResult {
 }
 
 /** Reads every spec file directly inside `dir`; one bad file never stops the others. */
-export async function loadSpecsDirectory(dir: string, reader: SourceReader): Promise<LoadResult> {
+export async function loadSpecsDirectory(
+  dir: string,
+  reader: SourceReader,
+  limits: Pick<CatalogLimits, 'operations'> = DEFAULT_CATALOG_LIMITS,
+): Promise<LoadResult> {
   const problems: Problem[] = []
   const names = await listOrReport(dir, reader, problems)
   const specNames = names.filter((name) => reportNonSpec(name, problems))
@@ -47,7 +52,9 @@ export async function loadSpecsDirectory(dir: string, reader: SourceReader): Pro
       `no .yaml, .yml or .json file in ${dir}`,
     )
   }
-  const loaded = await Promise.all(specNames.map((name) => loadSourceSafely(dir, name, reader, problems)))
+  const loaded = await Promise.all(
+    specNames.map((name) => loadSourceSafely(dir, name, reader, problems, limits)),
+  )
   const sources = loaded.filter((source): source is LoadedSource => source !== undefined)
   const failed = specNames.filter((name) => !sources.some((source) => source.sourceId === name))
   return { sources, failed, problems }
@@ -81,9 +88,15 @@ function reportNonSpec(name: string, problems: Problem[]): boolean {
 }
 
 /** One file's failure, even an unexpected one (a stack overflow in a library), stays that file's. */
-async function loadSourceSafely(dir: string, name: string, reader: SourceReader, problems: Problem[]) {
+async function loadSourceSafely(
+  dir: string,
+  name: string,
+  reader: SourceReader,
+  problems: Problem[],
+  limits: Pick<CatalogLimits, 'operations'>,
+) {
   try {
-    return await loadSource(dir, name, reader, problems)
+    return await loadSource(dir, name, reader, problems, limits)
   } catch (err) {
     createProblemSink(name, problems).error(
       'source-too-complex',
@@ -99,6 +112,7 @@ async function loadSource(
   name: string,
   reader: SourceReader,
   problems: Problem[],
+  limits: Pick<CatalogLimits, 'operations'>,
 ): Promise<LoadedSource | undefined> {
   const sink = createProblemSink(name, problems)
   const absolutePath = resolve(dir, name)
@@ -110,10 +124,23 @@ async function loadSource(
   if (!kind) return undefined
   const document = value as Record<string, unknown>
   if (kind.kind === 'arazzo') return { sourceId: name, kind: 'arazzo', format: kind.format, document }
+  if (!withinOperationLimit(document, limits.operations, sink)) return undefined
   const bundled = await bundleExternalRefs(document, absolutePath, confinedReader(dir, reader), sink)
   const upgraded = upgradeToOpenApi31(bundled, sink)
   if (!upgraded) return undefined
   return { sourceId: name, kind: 'openapi', format: kind.format, document: upgraded }
+}
+
+/** Counted before bundling and deriving, the expensive steps a file over the limit never reaches. */
+function withinOperationLimit(document: Record<string, unknown>, limit: number, sink: ProblemSink): boolean {
+  const operations = countOperations(document)
+  if (operations <= limit) return true
+  sink.error(
+    'source-too-many-operations',
+    '/paths',
+    `the file declares ${operations} operations, more than limits.operations (${limit}); none of its tools is served: split the file, remove operations, or raise limits.operations`,
+  )
+  return false
 }
 
 async function readOrReport(

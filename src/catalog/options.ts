@@ -1,3 +1,4 @@
+import type { CatalogLimits } from './limits.js'
 import type { Safety } from './types.js'
 
 /** Per-service settings the catalog needs (the gateway's config adds upstreams and credentials). */
@@ -38,4 +39,6 @@ export interface CatalogOptions {
   readonly policies?: readonly PolicyRule[]
   /** Named in problems about the configuration. */
   readonly configFile?: string
+  /** Per file and per tool bounds; DEFAULT_CATALOG_LIMITS where absent. */
+  readonly limits?: Partial<CatalogLimits>
 }

@@ -22,11 +22,15 @@ export const PROBLEM_CODES = {
   'source-empty-directory': 'the specs directory holds no spec file',
   'source-kept-last-good':
     'the file is broken now; its last good version keeps serving until it is fixed or removed',
+  'source-too-many-operations':
+    'the file declares more operations than limits.operations allows; none of its tools is served',
   'source-too-complex': 'the document could not be processed (nested too deeply, or an unexpected failure)',
   'service-id-duplicate': 'two sources map to the same service id',
   'service-config-unknown': 'the configuration names a service that no source provides',
   'operation-invalid': 'an operation object is not an object',
   'operation-without-id': 'an operation has no operationId; the method:path fallback ID is used',
+  'tool-schema-too-large':
+    "an operation's input schema has more nodes than limits.schemaNodes allows; that tool is left out",
   'tool-id-duplicate':
     'two operations of one service share an operationId; the later ones use the method:path ID',
   'wire-name-adjusted': 'a wire name was too long or clashed and got a stable hash suffix',

@@ -44,6 +44,15 @@ export interface GatewayConfig {
   readonly access: AccessConfig
   /** Remote tool sources (seed 004), tokens resolved. */
   readonly remoteSources: readonly RemoteSourceOptions[]
+  /** Bounds on the catalog build worker (issue 14). */
+  readonly build: BuildLimits
+}
+
+export interface BuildLimits {
+  /** A build running longer is stopped and the reload fails; the last good catalog serves. */
+  readonly timeoutMs: number
+  /** The build worker's old-generation heap; a build needing more is stopped the same way. */
+  readonly memoryMb: number
 }
 
 /** A configuration that cannot start the gateway; the message names every bad variable or key. */
@@ -61,6 +70,9 @@ const PRODUCTION_DRAIN_DELAY_MS = 5_000 // 5 s (SPEC §5)
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 30_000 // 30 s: under Kubernetes' default grace period once the drain delay is added
 const DEFAULT_SPECS_POLL_MS = 30_000 // 30 s
 const DEFAULT_BODY_LIMIT = 1_048_576 // 1 MiB
+// 20,000 operations (limits.operations) build in about 5 s and 500 MB here; 103,000 took 24 s and 1.6 GB.
+const DEFAULT_BUILD_TIMEOUT_MS = 60_000 // 60 s
+const DEFAULT_BUILD_MEMORY_MB = 2_048 // 2 GiB of worker heap, released when the build ends
 
 /** Validates the environment and the optional YAML file once, at boot; the result is frozen. */
 export async function loadConfig(
@@ -125,6 +137,10 @@ export async function loadConfig(
     remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
     access,
+    build: {
+      timeoutMs: file.limits?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
+      memoryMb: file.limits?.buildMemoryMb ?? DEFAULT_BUILD_MEMORY_MB,
+    },
   })
 }
 
@@ -136,9 +152,14 @@ function withoutTokens(file: FileConfig): FileConfig {
 
 /** What the catalog needs from the configuration. */
 export function catalogOptions(config: GatewayConfig): CatalogOptions {
-  const { services, profiles, policies } = config.file
+  const { services, profiles, policies, limits } = config.file
+  const catalogLimits = {
+    ...(limits?.operations !== undefined ? { operations: limits.operations } : {}),
+    ...(limits?.schemaNodes !== undefined ? { schemaNodes: limits.schemaNodes } : {}),
+  }
   return {
     ...(services ? { services } : {}),
+    ...(Object.keys(catalogLimits).length > 0 ? { limits: catalogLimits } : {}),
     ...(profiles ? { profiles } : {}),
     ...(policies ? { policies } : {}),
     ...(config.configFile ? { configFile: config.configFile } : {}),

@@ -311,15 +311,7 @@ const RemoteSourceSchema = Type.Object(
   { additionalProperties: false },
 )
 
-const OpalSchema = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1 })),
-    description: Type.Optional(Type.String()),
-  },
-  { additionalProperties: false },
-)
-
-/** Bounds on what the gateway takes in (issue 14). */
+/** Bounds on spec files and on the catalog build (issue 14); defaults in load-config.ts and fs-reader.ts. */
 const LimitsSchema = Type.Object(
   {
     specBytes: Type.Optional(
@@ -336,6 +328,42 @@ const LimitsSchema = Type.Object(
         description: "bound on one spec file's read, in ms (5000)",
       }),
     ),
+    operations: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'operations in one spec file; a file over it is not served (20000)',
+      }),
+    ),
+    schemaNodes: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 10_000_000,
+        description: "objects and arrays in one tool's input schema; a tool over it is left out (25000)",
+      }),
+    ),
+    buildTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 3_600_000,
+        description: 'a catalog build running longer is stopped; the last good catalog serves (60000)',
+      }),
+    ),
+    buildMemoryMb: Type.Optional(
+      Type.Integer({
+        minimum: 16,
+        maximum: 65_536,
+        description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const OpalSchema = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    description: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 )

@@ -20,6 +20,9 @@ export {
   viewTools,
 } from './openai.js'
 export {
+  type RenderedDocument,
+  type RenderedViews,
+  renderEager,
   renderViews,
   type ServedSize,
   type ViewDocuments,

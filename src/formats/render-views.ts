@@ -22,40 +22,45 @@ export interface ServedSize {
 }
 
 /** The documents of one catalog version. */
-export interface ViewDocuments {
+export interface ViewDocuments extends RenderedViews {
   /** A view in a format, as served; undefined for an unknown view or a format never served whole. */
   get(format: string, view: string): ServedDocument | undefined
+}
+
+/** What rendering a catalog's views produces before it serves: sizes, and the eager documents. */
+export interface RenderedViews {
   /** Per view and format, the bytes an agent is served and how many tools that is (SPEC §1). */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
+  readonly eager: readonly RenderedDocument[]
+}
+
+export interface RenderedDocument {
+  readonly format: string
+  readonly view: string
+  readonly document: ServedDocument
 }
 
 /**
  * Every view in every format, serialized once per catalog version (eager ones now, on-demand ones
  * on first use) and measured now: a 1,000-tool catalog's formats weigh ~80 MB, and only the
- * discovery documents are worth holding from the start.
+ * discovery documents are worth holding from the start. `rendered`: that work done already (in the
+ * build worker); only the on-demand documents are left to render here.
  */
-export function renderViews(catalog: Catalog, renderers: readonly ViewRenderer[]): ViewDocuments {
+export function renderViews(
+  catalog: Catalog,
+  renderers: readonly ViewRenderer[],
+  rendered?: RenderedViews,
+): ViewDocuments {
   const kept = new Map<string, ServedDocument>()
   const key = (format: string, view: string) => `${format}\u0000${view}`
-  const sizes: Record<string, Record<string, ServedSize>> = {}
-  for (const [view, { toolIds }] of Object.entries(catalog.views)) {
-    sizes[view] = {}
-    for (const renderer of renderers) {
-      const value = renderer.render(catalog, view)
-      let bytes: number
-      if (renderer.served === 'eager') {
-        const document = new ServedDocument(value)
-        kept.set(key(renderer.format, view), document)
-        bytes = document.body.length
-      } else bytes = Buffer.byteLength(JSON.stringify(value))
-      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
-    }
-  }
+  const { sizes, eager } = rendered ?? renderEager(catalog, renderers)
+  for (const { format, view, document } of eager) kept.set(key(format, view), document)
   const onDemand = new Map(
     renderers.filter((renderer) => renderer.served === 'on-demand').map((r) => [r.format, r]),
   )
   return {
     sizes,
+    eager,
     get(format, view) {
       const existing = kept.get(key(format, view))
       if (existing) return existing
@@ -66,4 +71,24 @@ export function renderViews(catalog: Catalog, renderers: readonly ViewRenderer[]
       return document
     },
   }
+}
+
+/** Every view in every format rendered once: the eager ones kept as documents, all of them measured. */
+export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]): RenderedViews {
+  const eager: RenderedDocument[] = []
+  const sizes: Record<string, Record<string, ServedSize>> = {}
+  for (const [view, { toolIds }] of Object.entries(catalog.views)) {
+    sizes[view] = {}
+    for (const renderer of renderers) {
+      const value = renderer.render(catalog, view)
+      let bytes: number
+      if (renderer.served === 'eager') {
+        const document = new ServedDocument(value)
+        eager.push({ format: renderer.format, view, document })
+        bytes = document.body.length
+      } else bytes = Buffer.byteLength(JSON.stringify(value))
+      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
+    }
+  }
+  return { sizes, eager }
 }

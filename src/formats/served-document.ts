@@ -13,12 +13,15 @@ export class ServedDocument {
   readonly etag: string
   readonly #encoded = new Map<ContentEncoding, Buffer>()
 
+  /** `rendered`: bytes and ETag made elsewhere (the build worker) for this value; `value` is then unused. */
   constructor(
     value: unknown,
     readonly contentType = 'application/json; charset=utf-8',
+    rendered?: { readonly body: Buffer; readonly etag: string },
   ) {
-    this.body = Buffer.from(JSON.stringify(value))
-    this.etag = `"${createHash('sha256').update(this.body).digest('base64url').slice(0, 27)}"`
+    this.body = rendered?.body ?? Buffer.from(JSON.stringify(value))
+    this.etag =
+      rendered?.etag ?? `"${createHash('sha256').update(this.body).digest('base64url').slice(0, 27)}"`
   }
 
   encoded(encoding: ContentEncoding): Buffer {

@@ -1,14 +1,11 @@
-import {
-  buildKeepingLastGood,
-  type Catalog,
-  type CatalogOptions,
-  diffCatalogs,
-  type LastGoodSources,
-  loadSpecsDirectory,
-  type RemoteSourceOptions,
-  type SourceReader,
-} from '../catalog/index.js'
+import type { Catalog, CatalogOptions, RemoteSourceOptions, SourceReader } from '../catalog/index.js'
 import type { RenderOptions } from '../formats/index.js'
+import {
+  type CatalogBuilder,
+  createInProcessBuilder,
+  createWorkerBuilder,
+  type WorkerBounds,
+} from './catalog-builder.js'
 import { loadRemoteSources, NO_REMOTES, type RemoteState } from './remote-sources.js'
 import { buildSnapshot, type CatalogSnapshot } from './snapshot.js'
 import type { ReloadRecord, ReloadTrigger } from './types.js'
@@ -38,12 +35,18 @@ export interface StoreWatchOptions {
 
 export interface CatalogStoreDeps {
   readonly specsDir: string
-  readonly reader: SourceReader
+  /** Given (tests, tools): builds run in-process through it. Absent: each build runs in a bounded worker. */
+  readonly reader?: SourceReader
+  /** The worker's bounds (limits.buildTimeoutMs, limits.buildMemoryMb). */
+  readonly bounds?: WorkerBounds
   readonly options: CatalogOptions
   readonly render: RenderOptions
   readonly remoteSources?: readonly RemoteSourceOptions[]
   readonly now?: () => Date
 }
+
+/** The defaults of limits.buildTimeoutMs and limits.buildMemoryMb (load-config.ts). */
+export const DEFAULT_WORKER_BOUNDS: WorkerBounds = { timeoutMs: 60_000, memoryMb: 2_048 }
 
 const HISTORY_SIZE = 20
 const DEBOUNCE_MS = 250 // editors and kubelet write a change in several steps within a few ms
@@ -54,14 +57,16 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
   const now = deps.now ?? (() => new Date())
   const remoteSources = deps.remoteSources ?? []
   let remote: RemoteState = remoteSources.length > 0 ? await loadRemoteSources(remoteSources) : NO_REMOTES
-  const first = buildKeepingLastGood(
-    await loadSpecsDirectory(deps.specsDir, deps.reader),
-    new Map(),
-    deps.options,
-    remote,
-  )
-  let lastGood: LastGoodSources = first.lastGood
-  let snapshot = buildSnapshot(first.catalog, now(), deps.render)
+  const settings = { specsDir: deps.specsDir, options: deps.options, render: deps.render }
+  const builder: CatalogBuilder = deps.reader
+    ? createInProcessBuilder(settings, deps.reader)
+    : createWorkerBuilder(settings, deps.bounds ?? DEFAULT_WORKER_BOUNDS)
+  // The first build takes the same path as every reload; when it fails as a whole, the start does.
+  const first = await builder.build(remote, false).catch(async (err: Error) => {
+    await builder.close()
+    throw new Error(`the first catalog build failed: ${err.message}`)
+  })
+  let snapshot = buildSnapshot(first.catalog!, now(), deps.render, undefined, first.views)
   const history: ReloadRecord[] = []
   const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
   let watcher: SpecsWatcher | undefined
@@ -75,15 +80,9 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
       // Remote sources are asked again only when an operator asks (SIGHUP), not on every file event.
       if (remoteSources.length > 0 && (trigger === 'signal' || trigger === 'manual'))
         remote = await loadRemoteSources(remoteSources, remote)
-      const loaded = await loadSpecsDirectory(deps.specsDir, deps.reader)
-      const unreadable = loaded.problems.find(
-        (problem) => problem.file === deps.specsDir && problem.severity === 'error',
-      )
-      if (unreadable) throw new Error(unreadable.message)
-      const rebuilt = buildKeepingLastGood(loaded, lastGood, deps.options, remote)
-      lastGood = rebuilt.lastGood
-      const after = rebuilt.catalog
-      const swapped = after.version !== before.version || !sameReports(after, before)
+      const built = await builder.build(remote, true)
+      const after = built.catalog ?? before
+      const swapped = built.changed
       record = {
         trigger,
         startedAt: startedAt.toISOString(),
@@ -92,11 +91,11 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
         swapped,
         previousVersion: before.version,
         catalogVersion: after.version,
-        diff: diffCatalogs(before, after),
+        diff: built.diff,
         stale: sourcesWith(after, 'stale'),
         failed: sourcesWith(after, 'failed'),
       }
-      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record)
+      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record, built.views)
     } catch (err) {
       record = {
         trigger,
@@ -154,18 +153,11 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
     async close() {
       await watcher?.close()
       watcher = undefined
+      await builder.close()
     },
   }
 }
 
 function sourcesWith(catalog: Catalog, status: 'stale' | 'failed'): string[] {
   return catalog.sources.filter((source) => source.status === status).map((source) => source.sourceId)
-}
-
-/** Problems and source reports are served in /catalog: a change there is a new snapshot too. */
-function sameReports(a: Catalog, b: Catalog): boolean {
-  return (
-    JSON.stringify(a.problems) === JSON.stringify(b.problems) &&
-    JSON.stringify(a.sources) === JSON.stringify(b.sources)
-  )
 }

@@ -3,6 +3,7 @@ import type { GatewayConfig } from '../config/load-config.js'
 import { type ArgumentValidator, createArgumentValidator } from '../executor/index.js'
 import {
   createViewRenderers,
+  type RenderedViews,
   type RenderOptions,
   renderViews,
   ServedDocument,
@@ -51,9 +52,10 @@ export function buildSnapshot(
   loadedAt: Date,
   render: RenderOptions,
   reload?: ReloadRecord,
+  rendered?: RenderedViews,
 ): CatalogSnapshot {
   const renderers = createViewRenderers(render)
-  const { sizes, ...eager } = renderViews(catalog, renderers)
+  const { sizes, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
   const documents = documentsWith(catalog, renderers, eager.get)
   const narrowed = new WeakMap<Catalog, CatalogDocuments>()
   let catalogDocument: ServedDocument | undefined

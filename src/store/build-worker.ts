@@ -1,0 +1,50 @@
+// The catalog build worker (issue 14): one per build, so a stalled or runaway build is stopped
+// with terminate() and its memory goes back with the thread. It reads the specs directory itself;
+// everything else arrives as plain data, and everything it answers is bytes.
+import { parentPort, workerData } from 'node:worker_threads'
+import { createFsSourceReader, type SpecReadLimits } from '../catalog/index.js'
+import { buildVersion, type VersionRequest } from './build-version.js'
+import {
+  type BuilderMemory,
+  decodeFingerprint,
+  encodeCatalog,
+  encodeFingerprint,
+  encodeViews,
+  lazyLastGood,
+  serializeLastGood,
+  transferables,
+} from './build-wire.js'
+
+export interface WorkerInput {
+  readonly request: Omit<VersionRequest, 'previous'>
+  readonly memory: BuilderMemory
+  readonly read?: SpecReadLimits
+}
+
+async function run(input: WorkerInput) {
+  const lastGood = lazyLastGood(input.memory.lastGood)
+  const previous = input.memory.fingerprint && decodeFingerprint(input.memory.fingerprint)
+  const built = await buildVersion(
+    { ...input.request, ...(previous ? { previous } : {}) },
+    createFsSourceReader(input.read),
+    lastGood,
+  )
+  const catalog = built.changed ? encodeCatalog(built.catalog) : undefined
+  const views = built.views ? encodeViews(built.views) : undefined
+  const memory: BuilderMemory = {
+    lastGood: serializeLastGood(built.lastGood, lastGood.bytesOf),
+    fingerprint: encodeFingerprint(built.fingerprint),
+  }
+  const message = { ok: true, changed: built.changed, diff: built.diff, catalog, views, memory }
+  parentPort!.postMessage(
+    message,
+    transferables(
+      catalog ? [catalog.head, ...catalog.tools, ...catalog.problems] : [],
+      views ? views.documents.map((document) => document.body) : [],
+    ),
+  )
+}
+
+run(workerData as WorkerInput).catch((err: Error) => {
+  parentPort!.postMessage({ ok: false, error: err.message })
+})

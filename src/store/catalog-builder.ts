@@ -1,0 +1,183 @@
+import { Worker } from 'node:worker_threads'
+import type {
+  Catalog,
+  CatalogDiff,
+  CatalogOptions,
+  LoadedSource,
+  SourceReader,
+  SpecReadLimits,
+} from '../catalog/index.js'
+import type { RenderedViews, RenderOptions } from '../formats/index.js'
+import { buildVersion, type VersionFingerprint } from './build-version.js'
+import {
+  type BuilderMemory,
+  type CatalogBytes,
+  type DocumentBytes,
+  decodeCatalog,
+  decodeViews,
+  remoteWithoutTokens,
+} from './build-wire.js'
+import type { WorkerInput } from './build-worker.js'
+import type { RemoteState } from './remote-sources.js'
+
+/**
+ * Builds catalog versions one after the other, remembering between builds what the next one
+ * needs (the last good version of each source, the serving version's fingerprints).
+ */
+export interface CatalogBuilder {
+  /** Throws a CatalogBuildError when the build fails as a whole; the builder's memory is then unchanged. */
+  build(remote: RemoteState, reload: boolean): Promise<BuildOutcome>
+  /** Stops a running build. */
+  close(): Promise<void>
+}
+
+export interface BuildOutcome {
+  /** False when neither the catalog version nor its problems changed: nothing to swap. */
+  readonly changed: boolean
+  readonly diff: CatalogDiff
+  /** The new catalog and its rendered views, when changed. */
+  readonly catalog?: Catalog
+  readonly views?: RenderedViews
+}
+
+export interface BuilderSettings {
+  readonly specsDir: string
+  readonly options: CatalogOptions
+  readonly render: RenderOptions
+}
+
+export interface WorkerBounds {
+  /** A build running longer is stopped. */
+  readonly timeoutMs: number
+  /** The worker's old-generation heap: a build needing more is stopped by V8. */
+  readonly memoryMb: number
+  /** How the worker reads spec files (limits.specBytes, limits.readTimeoutMs); the reader's defaults when absent. */
+  readonly read?: SpecReadLimits
+}
+
+/** A whole build failed (stopped, out of memory, specs directory unreadable); no source is to blame alone. */
+export class CatalogBuildError extends Error {
+  override readonly name = 'CatalogBuildError'
+}
+
+/**
+ * Builds on the calling thread, reading through `reader`: the seam for tests that inject a fake
+ * reader (and for the CLI). The server builds in a worker (createWorkerBuilder).
+ */
+export function createInProcessBuilder(settings: BuilderSettings, reader: SourceReader): CatalogBuilder {
+  let lastGood: ReadonlyMap<string, LoadedSource> = new Map()
+  let previous: VersionFingerprint | undefined
+  return {
+    async build(remote, reload) {
+      let built: Awaited<ReturnType<typeof buildVersion>>
+      try {
+        built = await buildVersion(
+          { ...settings, remote, reload, ...(previous ? { previous } : {}) },
+          reader,
+          lastGood,
+        )
+      } catch (err) {
+        throw new CatalogBuildError((err as Error).message)
+      }
+      lastGood = built.lastGood
+      previous = built.fingerprint
+      return {
+        changed: built.changed,
+        diff: built.diff,
+        ...(built.changed ? { catalog: built.catalog } : {}),
+        ...(built.views ? { views: built.views } : {}),
+      }
+    },
+    async close() {},
+  }
+}
+
+const WORKER_URL = new URL('./build-worker.js', import.meta.url)
+
+interface WorkerAnswer {
+  readonly ok: boolean
+  readonly error?: string
+  readonly changed: boolean
+  readonly diff: CatalogDiff
+  readonly catalog?: CatalogBytes
+  readonly views?: { sizes: RenderedViews['sizes']; documents: DocumentBytes[] }
+  readonly memory: BuilderMemory
+}
+
+/**
+ * Builds each version in a fresh worker thread (issue 14: a 60 MB spec blocked every request for
+ * 16 s when built on the event loop). The worker is bounded in time and heap; when it is stopped
+ * the build fails with a reason, and the catalog serving stays. The main thread only decodes the
+ * answer, a slice per turn of the event loop.
+ */
+export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBounds): CatalogBuilder {
+  let memory: BuilderMemory = { lastGood: new Map() }
+  let running: { worker: Worker; stop(reason: string): void } | undefined
+  let closed = false
+  const answerOf = (remote: RemoteState, reload: boolean) =>
+    new Promise<WorkerAnswer>((resolve, reject) => {
+      const input: WorkerInput = {
+        request: { ...settings, remote: remoteWithoutTokens(remote), reload },
+        memory,
+        ...(bounds.read ? { read: bounds.read } : {}),
+      }
+      const worker = new Worker(WORKER_URL, {
+        workerData: input,
+        resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb },
+      })
+      const stop = (reason: string) => {
+        reject(new CatalogBuildError(reason))
+        void worker.terminate()
+      }
+      running = { worker, stop }
+      const timer = setTimeout(
+        () =>
+          stop(
+            `the catalog build took longer than limits.buildTimeoutMs (${bounds.timeoutMs} ms) and was stopped; the catalog serving stays`,
+          ),
+        bounds.timeoutMs,
+      )
+      const settle = () => {
+        clearTimeout(timer)
+        if (running?.worker === worker) running = undefined
+      }
+      worker.once('message', (answer: WorkerAnswer) => {
+        settle()
+        if (answer.ok) resolve(answer)
+        else reject(new CatalogBuildError(answer.error ?? 'the catalog build failed'))
+      })
+      worker.once('error', (err: Error & { code?: string }) => {
+        settle()
+        reject(
+          new CatalogBuildError(
+            err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? `the catalog build needed more memory than limits.buildMemoryMb (${bounds.memoryMb} MB) and was stopped; the catalog serving stays`
+              : `the catalog build failed: ${err.message}`,
+          ),
+        )
+      })
+      worker.once('exit', (code) => {
+        settle()
+        reject(new CatalogBuildError(`the catalog build worker exited (code ${code}) without an answer`))
+      })
+    })
+  return {
+    async build(remote, reload) {
+      if (closed) throw new CatalogBuildError('the catalog store is closed')
+      const answer = await answerOf(remote, reload)
+      memory = answer.memory
+      return {
+        changed: answer.changed,
+        diff: answer.diff,
+        ...(answer.catalog ? { catalog: await decodeCatalog(answer.catalog) } : {}),
+        ...(answer.views ? { views: decodeViews(answer.views) } : {}),
+      }
+    },
+    async close() {
+      closed = true
+      const worker = running?.worker
+      running?.stop('the gateway is shutting down; the catalog build was stopped')
+      await worker?.terminate()
+    },
+  }
+}
