@@ -51,6 +51,9 @@ async function tools(fastify: FastifyInstance) {
     services: serviceSettings(fastify.config),
     policies: fastify.config.file.policies ?? [],
     userAgent: `toolgate/${PACKAGE_VERSION}`,
+    ...(fastify.config.file.limits?.argumentDepth
+      ? { argumentDepth: fastify.config.file.limits.argumentDepth }
+      : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
   })
   fastify.decorate('upstreamClient', client)

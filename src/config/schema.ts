@@ -311,7 +311,7 @@ const RemoteSourceSchema = Type.Object(
   { additionalProperties: false },
 )
 
-/** Bounds on spec files and on the catalog build (issue 14); defaults in load-config.ts and fs-reader.ts. */
+/** Bounds on spec files, the catalog build and tool arguments (issue 14); defaults in load-config.ts, fs-reader.ts and the executor. */
 const LimitsSchema = Type.Object(
   {
     specBytes: Type.Optional(
@@ -354,6 +354,13 @@ const LimitsSchema = Type.Object(
         minimum: 16,
         maximum: 65_536,
         description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
+      }),
+    ),
+    argumentDepth: Type.Optional(
+      Type.Integer({
+        minimum: 2,
+        maximum: 256,
+        description: 'how deep the arguments of a tool call may nest; deeper is refused with 400 (64)',
       }),
     ),
   },

@@ -1,4 +1,5 @@
 import { inspect } from 'node:util'
+import { isHeaderValue } from '../util/header-value.js'
 import type { CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
 
 const REDACTED = '[redacted]'
@@ -75,7 +76,13 @@ async function resolveCredential(
       password: await resolveSecret(config.password, context, `${where}.password`),
     }
   }
-  return { kind: 'secret', secret: await resolveSecret(config, context, where) }
+  const secret = await resolveSecret(config, context, where)
+  // It may go into a header (API key, bearer): one HTTP cannot carry would fail every call upstream.
+  if (!isHeaderValue(secret.reveal()))
+    throw new Error(
+      `${where}: the secret holds a line break, control or non-ASCII character, which an HTTP header cannot carry`,
+    )
+  return { kind: 'secret', secret }
 }
 
 /** One secret by its source; a failure is added to `problems` (named by `where`) instead of thrown. */

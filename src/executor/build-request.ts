@@ -4,6 +4,7 @@ import type { ServiceCredentials } from '../config/secrets.js'
 import { encodeBody } from './encode-body.js'
 import { injectCredentials } from './inject-credentials.js'
 import {
+  pairName,
   serializeCookieParameter,
   serializeHeaderParameter,
   serializePathParameter,
@@ -53,6 +54,9 @@ const GATEWAY_HEADERS = new Set([
   'cookie',
 ])
 
+/** A forwarded bearer token: visible ASCII, no spaces (RFC 6750's b64token is stricter; real tokens vary). */
+const BEARER_TOKEN = /^[\x21-\x7e]+$/
+
 /** Validated arguments → the upstream request (SPEC §3 step 2 and 3). */
 export function buildRequest(
   tool: Tool,
@@ -60,6 +64,10 @@ export function buildRequest(
   context: RequestContext,
 ): BuiltRequest {
   const violations: Violation[] = []
+  // Credentials first: their names are the gateway's alone (issue 14 class 2).
+  const auth = injectCredentials(tool, context.service, context.credentials)
+  const notCredential = (names: ReadonlySet<string>) => (pair: string) =>
+    names.size === 0 || !names.has(pairName(pair).toLowerCase())
   const byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
   let path = tool.path
   const query: string[] = []
@@ -85,19 +93,27 @@ export function buildRequest(
         violations.push({ path: `/${key}`, message: 'must not be empty: it fills a path segment' })
       path = path.replaceAll(`{${target.name}}`, () => segment)
     } else if (target.in === 'query') {
-      query.push(...serializeQueryParameter(parameter, value))
+      query.push(...serializeQueryParameter(parameter, value).filter(notCredential(auth.names.query)))
     } else if (target.in === 'cookie') {
-      cookies.push(...serializeCookieParameter(parameter, value))
+      cookies.push(...serializeCookieParameter(parameter, value).filter(notCredential(auth.names.cookie)))
     } else if (!GATEWAY_HEADERS.has(target.name.toLowerCase())) {
       const text = serializeHeaderParameter(parameter, value)
       if (text === undefined)
-        violations.push({ path: `/${key}`, message: 'must not contain line breaks or NUL' })
+        violations.push({
+          path: `/${key}`,
+          message:
+            'must be printable ASCII: a header cannot carry line breaks, control or non-ASCII characters',
+        })
       else headers[target.name.toLowerCase()] = text
     }
   }
   const body = encodeBody(tool, bodyArgs, whole, violations)
+  if (context.bearerOverride !== undefined && !BEARER_TOKEN.test(context.bearerOverride))
+    violations.push({
+      path: 'auth.credentials.access_token',
+      message: 'must be printable ASCII without spaces: it is sent in the Authorization header',
+    })
   if (violations.length > 0) return { ok: false, violations }
-  const auth = injectCredentials(tool, context.service, context.credentials)
   Object.assign(headers, auth.headers)
   if (context.bearerOverride) headers.authorization = `Bearer ${context.bearerOverride}`
   const cookieHeader = [...cookies, ...auth.cookies].join('; ')

@@ -4,6 +4,7 @@ import type { ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl } from './build-request.js'
+import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { typeBody } from './read-response.js'
 import type { ToolCall, ToolOutcome, Violation } from './types.js'
@@ -28,6 +29,8 @@ export interface ExecutorDeps {
   readonly services: Readonly<Record<string, ServiceSettings>>
   readonly policies: readonly PolicyRule[]
   readonly userAgent: string
+  /** How deep arguments may nest (limits.argumentDepth); DEFAULT_ARGUMENT_DEPTH when unset. */
+  readonly argumentDepth?: number
   /** Told about every upstream call once it ends (metrics). */
   readonly observe?: (call: UpstreamCallRecord) => void
 }
@@ -50,15 +53,22 @@ export interface Executor {
   execute(call: ToolCall, scope: ExecutionScope): Promise<ToolOutcome>
 }
 
-/** The six steps of SPEC §3: validate, build, inject credentials, approve, send, answer. */
+/**
+ * The six steps of SPEC §3: validate, build, inject credentials, approve, send, answer. Validation
+ * starts with the values no validator or encoder can take (check-argument-values.ts), so every
+ * surface — REST, Opal, MCP — refuses them the same way, as 400 naming the argument.
+ */
 export function createExecutor(deps: ExecutorDeps): Executor {
   const approvedGlobs = deps.policies.filter((p) => p.approved).flatMap((p) => p.tools.map(globToRegExp))
+  const argumentDepth = deps.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
   const grantedByPolicy = (tool: Tool) =>
     matchesAnyGlob(tool.id, approvedGlobs) || matchesAnyGlob(tool.wireName, approvedGlobs)
 
   return {
     async execute(call, { service, validator }) {
       const { tool } = call
+      const unusable = checkArgumentValues(call.arguments, argumentDepth)
+      if (unusable.length > 0) return invalidArguments(tool, unusable)
       const checked = validator.check(tool, call.arguments)
       if (!checked.ok) return invalidArguments(tool, checked.violations)
       const settings = deps.services[service.id] ?? {}

@@ -1,4 +1,5 @@
 import type { Parameter } from '../catalog/types.js'
+import { isHeaderValue } from '../util/header-value.js'
 import { isRecord } from '../util/is-record.js'
 
 /**
@@ -11,7 +12,9 @@ import { isRecord } from '../util/is-record.js'
 const KEPT_WITH_ALLOW_RESERVED = /%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B|5B|5D)/gi
 
 export function encodeValue(text: string, allowReserved = false): string {
-  const encoded = encodeURIComponent(text)
+  // Arguments with lone surrogates are refused before this (check-argument-values.ts); a value
+  // that still holds one is made well-formed here rather than letting encodeURIComponent throw.
+  const encoded = encodeURIComponent(text.isWellFormed() ? text : text.toWellFormed())
   return allowReserved
     ? encoded.replace(KEPT_WITH_ALLOW_RESERVED, (match) => decodeURIComponent(match))
     : encoded
@@ -99,7 +102,7 @@ function encodeKey(key: string): string {
   return encodeValue(key).replaceAll('%5B', '[').replaceAll('%5D', ']')
 }
 
-/** Header value, style simple. Returns undefined for a value that would break the header (CR, LF, NUL). */
+/** Header value, style simple. Returns undefined for a value HTTP cannot carry in a header (see isHeaderValue). */
 export function serializeHeaderParameter(parameter: Parameter, raw: unknown): string | undefined {
   const value = contentValue(parameter, raw)
   let text: string
@@ -108,21 +111,43 @@ export function serializeHeaderParameter(parameter: Parameter, raw: unknown): st
     const pairs = asPairs(value)
     text = parameter.explode ? pairs.map(([k, v]) => `${k}=${v}`).join(',') : pairs.flat().join(',')
   } else text = scalarText(value)
-  return /[\r\n\0]/.test(text) ? undefined : text
+  return isHeaderValue(text) ? text : undefined
 }
 
-/** `name=value` cookie pairs (style form), values percent-encoded so `;` and `,` cannot split them. */
+/**
+ * `name=value` cookie pairs (style form). Names and values are percent-encoded, exploded object
+ * keys included, so no `;`, `,`, `=`, space or control character can split a pair or add one.
+ */
 export function serializeCookieParameter(parameter: Parameter, raw: unknown): string[] {
   const value = contentValue(parameter, raw)
-  const { name, explode } = parameter
+  const { explode } = parameter
+  const name = encodeCookieName(parameter.name)
   if (Array.isArray(value)) {
     const items = value.map((item) => encodeValue(scalarText(item)))
     return explode ? items.map((item) => `${name}=${item}`) : [`${name}=${items.join(',')}`]
   }
   if (isRecord(value)) {
     const pairs = asPairs(value)
-    if (explode) return pairs.map(([k, v]) => `${k}=${encodeValue(v)}`)
+    // A pair with an empty name is no cookie: `=v` is read as a cookie named `v` by some servers.
+    if (explode)
+      return pairs.filter(([k]) => k !== '').map(([k, v]) => `${encodeCookieName(k)}=${encodeValue(v)}`)
     return [`${name}=${pairs.flatMap(([k, v]) => [encodeValue(k), encodeValue(v)]).join(',')}`]
   }
   return [`${name}=${encodeValue(scalarText(value))}`]
+}
+
+/** A cookie name is an HTTP token: percent-encoded, and `(` `)` too, which encodeURIComponent keeps. */
+export function encodeCookieName(name: string): string {
+  return encodeValue(name).replaceAll('(', '%28').replaceAll(')', '%29')
+}
+
+/** The name of an encoded `name=value` pair, decoded, to compare with the gateway's own names. */
+export function pairName(pair: string): string {
+  const equals = pair.indexOf('=')
+  const encoded = equals === -1 ? pair : pair.slice(0, equals)
+  try {
+    return decodeURIComponent(encoded)
+  } catch {
+    return encoded
+  }
 }
