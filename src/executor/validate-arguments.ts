@@ -1,11 +1,21 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import { type OutputUnit, Validator } from '@cfworker/json-schema'
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { countSchemaNodes } from '../catalog/limits.js'
 import type { Tool } from '../catalog/types.js'
 import { repairArguments } from './repair-arguments.js'
 import type { Violation } from './types.js'
 
 // ajv-formats is CommonJS with a default export.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+/**
+ * Ajv compiles a schema to code on the event loop, about 0.25 ms per schema node here (a
+ * 10,000-property tool: 3.7 s). Up to this many nodes (≈ 120 ms at most) a tool gets a compiled
+ * validator; past it, an interpreting one that needs no compile (≈ 30 ms to set up for 10,000
+ * properties, a few ms per call) — issue 14 class 7.
+ */
+export const COMPILED_SCHEMA_NODES = 500
 
 export type ArgumentCheck =
   | { readonly ok: true; readonly arguments: Record<string, unknown> }
@@ -15,36 +25,94 @@ export interface ArgumentValidator {
   check(tool: Tool, args: Readonly<Record<string, unknown>>): ArgumentCheck
 }
 
+type Check = (args: Record<string, unknown>) => readonly Violation[]
+
 /**
  * Validates arguments against a tool's input schema (SPEC §3 step 1), listing every violation.
- * One validator per tool per catalog version, compiled on the tool's first call (compiling all
- * of a 1,000-tool catalog at boot would cost seconds). Common model slips are coerced: "5" for
- * 5, a single value where a list is expected.
+ * One validator per tool per catalog version, made on the tool's first call (compiling all of a
+ * 1,000-tool catalog at boot would cost seconds). Common model slips are repaired first
+ * (repair-arguments.ts); a compiled validator also coerces "5" for 5 and one value for a list.
  */
 export function createArgumentValidator(): ArgumentValidator {
   const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array', logger: false }))
-  const compiled = new Map<string, ValidateFunction | undefined>()
-  const validatorFor = (tool: Tool) => {
-    if (!compiled.has(tool.id)) compiled.set(tool.id, compileOrSkip(ajv, tool))
-    return compiled.get(tool.id)
+  const checks = new Map<string, Check>()
+  const checkFor = (tool: Tool) => {
+    let check = checks.get(tool.id)
+    if (!check) {
+      check = makeCheck(ajv, tool)
+      checks.set(tool.id, check)
+    }
+    return check
   }
   return {
     check(tool, args) {
       const copy = repairArguments(tool.inputSchema, structuredClone(args) as Record<string, unknown>)
-      const validate = validatorFor(tool)
-      if (!validate || validate(copy)) return { ok: true, arguments: copy }
-      return { ok: false, violations: (validate.errors ?? []).map(toViolation) }
+      const violations = checkFor(tool)(copy)
+      return violations.length === 0 ? { ok: true, arguments: copy } : { ok: false, violations }
     },
   }
 }
 
-/** A schema Ajv cannot compile is served unvalidated rather than making the tool uncallable. */
-function compileOrSkip(ajv: Ajv2020, tool: Tool): ValidateFunction | undefined {
+function makeCheck(ajv: Ajv2020, tool: Tool): Check {
+  if (countSchemaNodes(tool.inputSchema, COMPILED_SCHEMA_NODES) > COMPILED_SCHEMA_NODES)
+    return interpreted(tool)
   try {
-    return ajv.compile(tool.inputSchema)
+    const validate = ajv.compile(tool.inputSchema)
+    return (args) => (validate(args) ? [] : (validate.errors ?? []).map(toViolation))
   } catch {
-    return undefined
+    // A schema Ajv cannot compile (a keyword it refuses) is interpreted rather than left unchecked.
+    return interpreted(tool)
   }
+}
+
+/** Container keywords whose failure is reported again, more precisely, by the keyword inside them. */
+const CONTAINERS = new Set([
+  'properties',
+  'additionalProperties',
+  'patternProperties',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'unevaluatedItems',
+  'contains',
+  'propertyNames',
+  'dependentSchemas',
+  '$ref',
+  '$dynamicRef',
+  'allOf',
+  'if',
+  'then',
+  'else',
+])
+
+function interpreted(tool: Tool): Check {
+  // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
+  const validator = new Validator(structuredClone(tool.inputSchema) as object, '2020-12', false)
+  return (args) => {
+    const { valid, errors } = validator.validate(args)
+    return valid ? [] : errors.filter((unit) => !CONTAINERS.has(unit.keyword)).map(unitToViolation)
+  }
+}
+
+function unitToViolation(unit: OutputUnit): Violation {
+  const base = unit.instanceLocation.replace(/^#/, '')
+  if (unit.keyword === 'required') {
+    const name = /property "(.*)"\.$/.exec(unit.error)?.[1] ?? ''
+    return { path: `${base}/${name}`, message: 'is required' }
+  }
+  if (unit.keyword === 'false') {
+    const parent = base.slice(0, base.lastIndexOf('/'))
+    return {
+      path: base,
+      message: parent === '' ? 'is not an argument of this tool' : 'is not a known property here',
+    }
+  }
+  if (unit.keyword === 'enum') {
+    const allowed = /any of (\[.*\])\.$/.exec(unit.error)?.[1]
+    if (allowed)
+      return { path: base || '/', message: `must be one of ${allowed.slice(1, -1).replaceAll(',', ', ')}` }
+  }
+  return { path: base || '/', message: unit.error.replace(/^Instance /, '').replace(/\.$/, '') }
 }
 
 function toViolation(error: ErrorObject): Violation {
