@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
+import { setOwn } from '../util/own.js'
 
 type Schema = Record<string, unknown>
 
@@ -9,6 +10,9 @@ type Schema = Record<string, unknown>
  *   optional argument, as null when unused;
  * - a string holding JSON where an object or list is expected is decoded — strict mode carries
  *   free-form objects that way, and models often send sub-objects as JSON text.
+ * - a scalar of the wrong kind where the schema names one type is converted when that is exact:
+ *   "5" for 5, "true" for true, 5 for "5", and one value where a list is expected — what Ajv's
+ *   `coerceTypes: 'array'` does, here for both validators (validate-arguments.ts).
  * Works on a copy; anything it cannot repair is left for validation to report.
  */
 export function repairArguments(
@@ -21,13 +25,14 @@ export function repairArguments(
 
 const MAX_DEPTH = 64
 
-function repairValue(schema: Schema, value: unknown, defs: Record<string, Schema>, depth: number): unknown {
+function repairValue(schema: Schema, given: unknown, defs: Record<string, Schema>, depth: number): unknown {
   const resolved = resolveRef(schema, defs)
-  if (depth > MAX_DEPTH || !resolved) return value
-  if (typeof value === 'string' && expectsStructure(resolved)) {
-    const decoded = tryParse(value)
+  if (depth > MAX_DEPTH || !resolved) return given
+  if (typeof given === 'string' && expectsStructure(resolved)) {
+    const decoded = tryParse(given)
     if (decoded !== undefined) return repairValue(resolved, decoded, defs, depth + 1)
   }
+  const value = coerceScalar(resolved, given)
   if (Array.isArray(value) && isRecord(resolved.items)) {
     return value.map((item) => repairValue(resolved.items as Schema, item, defs, depth + 1))
   }
@@ -37,10 +42,28 @@ function repairValue(schema: Schema, value: unknown, defs: Record<string, Schema
     for (const [key, item] of Object.entries(value)) {
       const property = Object.hasOwn(properties, key) ? properties[key] : undefined
       if (item === null && property && !allowsNull(resolveRef(property, defs) ?? {})) continue
-      out[key] = property ? repairValue(property, item, defs, depth + 1) : item
+      // A caller's `__proto__` key (JSON.parse makes it an own key) stays a key, never a prototype.
+      setOwn(out, key, property ? repairValue(property, item, defs, depth + 1) : item)
     }
     return out
   }
+  return value
+}
+
+/** The value as the one type its schema names, when the conversion loses nothing; else as it was. */
+function coerceScalar(schema: Schema, value: unknown): unknown {
+  const { type } = schema
+  if (typeof type !== 'string' || value === null || value === undefined) return value
+  if (type === 'array') return Array.isArray(value) || isRecord(value) ? value : [value]
+  if (typeof value === 'string') {
+    if ((type === 'number' || type === 'integer') && value.trim() !== '' && Number.isFinite(Number(value))) {
+      const number = Number(value)
+      return type === 'number' || Number.isInteger(number) ? number : value
+    }
+    if (type === 'boolean' && (value === 'true' || value === 'false')) return value === 'true'
+    return value
+  }
+  if (type === 'string' && (typeof value === 'number' || typeof value === 'boolean')) return String(value)
   return value
 }
 

@@ -30,8 +30,8 @@ type Check = (args: Record<string, unknown>) => readonly Violation[]
 /**
  * Validates arguments against a tool's input schema (SPEC §3 step 1), listing every violation.
  * One validator per tool per catalog version, made on the tool's first call (compiling all of a
- * 1,000-tool catalog at boot would cost seconds). Common model slips are repaired first
- * (repair-arguments.ts); a compiled validator also coerces "5" for 5 and one value for a list.
+ * 1,000-tool catalog at boot would cost seconds). Common model slips ("5" for 5, one value for a
+ * list, JSON text for an object) are repaired first (repair-arguments.ts), for both kinds.
  */
 export function createArgumentValidator(): ArgumentValidator {
   const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array', logger: false }))

@@ -76,6 +76,18 @@ describe('validators for large input schemas', () => {
     }
   })
 
+  test('both repair the same model slips: "3" for 3, one value for a list, 5 for "5"', async () => {
+    const validator = createArgumentValidator()
+    for (const tool of [await toolWith(0), await toolWith(COMPILED_SCHEMA_NODES)]) {
+      assert.deepEqual(validator.check(tool, { title: 42, count: '3', tags: 'one' }), {
+        ok: true,
+        arguments: { title: '42', count: 3, tags: ['one'] },
+      })
+      const refused = validator.check(tool, { title: 'ok', count: '3.5' })
+      assert.equal(refused.ok, false)
+    }
+  })
+
   test('the first call of a 10,000-property tool leaves the event loop free (was 3.7 s compiling)', async () => {
     const tool = await toolWith(10_000)
     const validator = createArgumentValidator()
