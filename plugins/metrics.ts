@@ -55,7 +55,7 @@ async function metrics(fastify: FastifyInstance) {
 
   const upstreamRequests = new Counter({
     name: 'toolgate_upstream_requests_total',
-    help: 'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, aborted',
+    help: 'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, invalid (an answer that is not what it claims), aborted',
     labelNames: ['service', 'result'],
     registers: [register],
   })

@@ -53,6 +53,11 @@ export const errors = {
     'Upstream %s is failing; calls are paused for %d s: retry after that',
     503,
   ),
+  upstreamResponseInvalid: createError(
+    'TG_ERR_UPSTREAM_RESPONSE_INVALID',
+    'Upstream %s answered tool %s with a response the gateway cannot relay: %s',
+    502,
+  ),
   upstreamResponseTooLarge: createError(
     'TG_ERR_UPSTREAM_RESPONSE_TOO_LARGE',
     'Upstream %s answered tool %s with more than %d bytes: narrow the request',

@@ -150,6 +150,11 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
       return refusal(new errors.upstreamUnreachable(origin, tool.wireName, 'the call was cancelled'), tool, {
         upstream: origin,
       })
+    case 'invalid':
+      return refusal(new errors.upstreamResponseInvalid(origin, tool.wireName, failure.detail), tool, {
+        upstream: origin,
+        upstreamStatus: failure.status,
+      })
     case 'unreachable':
       return refusal(new errors.upstreamUnreachable(origin, tool.wireName, failure.detail), tool, {
         upstream: origin,

@@ -3,7 +3,7 @@ import { Agent } from 'undici'
 import type { RetryPolicy } from '../catalog/types.js'
 import type { UpstreamRequest } from './build-request.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
-import { ResponseTooLarge, readLimited } from './read-response.js'
+import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge, readLimited } from './read-response.js'
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number
@@ -32,6 +32,13 @@ export type Failure =
     }
   | { readonly failure: 'timeout'; readonly code: string; readonly detail: string; readonly attempts: number }
   | { readonly failure: 'too-large'; readonly limit: number; readonly attempts: number }
+  /** The upstream answered, but not with something the gateway can relay: not its failure. */
+  | {
+      readonly failure: 'invalid'
+      readonly status: number
+      readonly detail: string
+      readonly attempts: number
+    }
   | { readonly failure: 'circuit-open'; readonly retryAfterMs: number; readonly attempts: number }
   | { readonly failure: 'aborted'; readonly attempts: number }
 
@@ -81,8 +88,9 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const attempt = async (
     req: UpstreamRequest,
     timeoutMs: number,
-    signal?: AbortSignal,
+    signal: AbortSignal,
   ): Promise<RawResponse | Failure> => {
+    let status = 0
     try {
       // Origin and path go to undici separately: a URL parser would turn an encoded `%2E%2E`
       // path value back into `..` and normalize it away (WHATWG URL dot-segment rules).
@@ -94,28 +102,51 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         body: req.body ?? null,
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
-        ...(signal ? { signal } : {}),
+        signal,
       })
-      const bytes = await readLimited(response.body, options.maxResponseBytes)
-      return { status: response.statusCode, headers: response.headers, bytes, attempts: 1 }
+      status = response.statusCode
+      const raw = await readLimited(response.body, options.maxResponseBytes)
+      const decoded = await decodeBody(raw, response.headers['content-encoding'], options.maxResponseBytes)
+      const contentType = response.headers['content-type']
+      const bytes = checkJson(decoded, Array.isArray(contentType) ? contentType[0] : contentType)
+      return { status, headers: response.headers, bytes, attempts: 1 }
     } catch (err) {
-      return classify(err, options.maxResponseBytes)
+      if (err instanceof ResponseInvalid)
+        return { failure: 'invalid', status, detail: err.message, attempts: 1 }
+      return classify(
+        signal.reason instanceof DeadlineExceeded ? signal.reason : err,
+        options.maxResponseBytes,
+      )
     }
   }
 
   const send = async (req: UpstreamRequest, sendOptions: SendOptions): Promise<RawResponse | Failure> => {
     const retryAfter = breaker.refuse(req.origin)
     if (retryAfter !== undefined) return { failure: 'circuit-open', retryAfterMs: retryAfter, attempts: 0 }
-    const timeoutMs = sendOptions.timeoutMs ?? options.timeoutMs
     const maxAttempts = sendOptions.idempotent ? sendOptions.retry.maxAttempts : 1
+    // One deadline for the whole call — every attempt, the waits between them, headers and the
+    // whole body — so an upstream trickling its body cannot hold a call open (issue 14 class 9).
+    const timeoutMs = sendOptions.timeoutMs ?? options.timeoutMs
+    const controller = new AbortController()
+    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
+    const callerGone = () => controller.abort(sendOptions.signal?.reason)
+    if (sendOptions.signal?.aborted) callerGone()
+    else sendOptions.signal?.addEventListener('abort', callerGone, { once: true })
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
-    for (let attempts = 1; attempts <= maxAttempts; attempts++) {
-      outcome = { ...(await attempt(req, timeoutMs, sendOptions.signal)), attempts }
-      const delay = retryDelay(outcome, attempts, sendOptions.retry, random)
-      if (delay === undefined || attempts === maxAttempts || sendOptions.signal?.aborted) break
-      await sleep(delay, undefined, sendOptions.signal ? { signal: sendOptions.signal } : {}).catch(
-        () => undefined,
-      )
+    try {
+      for (let attempts = 1; attempts <= maxAttempts; attempts++) {
+        outcome = { ...(await attempt(req, timeoutMs, controller.signal)), attempts }
+        const delay = retryDelay(outcome, attempts, sendOptions.retry, random)
+        if (delay === undefined || attempts === maxAttempts || controller.signal.aborted) break
+        await sleep(delay, undefined, { signal: controller.signal }).catch(() => undefined)
+        if (controller.signal.aborted) {
+          outcome = { ...classify(controller.signal.reason, options.maxResponseBytes), attempts }
+          break
+        }
+      }
+    } finally {
+      clearTimeout(timer)
+      sendOptions.signal?.removeEventListener('abort', callerGone)
     }
     // A call the caller cancelled says nothing about the upstream's health.
     if ('failure' in outcome && outcome.failure === 'aborted') return outcome
@@ -127,8 +158,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   return { send, breaker, close: () => agent.close() }
 }
 
+/** The whole call's deadline passed: the reason its signal aborts with. */
+class DeadlineExceeded extends Error {
+  readonly code = 'TG_DEADLINE'
+  constructor(timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms`)
+  }
+}
+
 function classify(err: unknown, limit: number): Failure {
   if (err instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
+  if (err instanceof DeadlineExceeded)
+    return { failure: 'timeout', code: err.code, detail: err.message, attempts: 1 }
   const error = err as { name?: string; code?: string; message?: string; cause?: { code?: string } }
   if (error.name === 'AbortError' || error.code === 'UND_ERR_ABORTED')
     return { failure: 'aborted', attempts: 1 }
@@ -160,6 +201,7 @@ function retryDelay(
 
 /** Transport failures and gateway-ish upstream answers count against the origin's circuit. */
 function isBreakerFailure(outcome: RawResponse | Failure): boolean {
-  if ('failure' in outcome) return outcome.failure === 'unreachable' || outcome.failure === 'timeout'
+  if ('failure' in outcome && outcome.failure !== 'invalid')
+    return outcome.failure === 'unreachable' || outcome.failure === 'timeout'
   return outcome.status === 502 || outcome.status === 503 || outcome.status === 504
 }

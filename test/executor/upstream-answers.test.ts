@@ -1,0 +1,294 @@
+// Issue 14, upstreams' classes 9 and 10, against real misbehaving upstreams on 127.0.0.1:
+// `timeoutMs` bounds the whole call, body included; encoded bodies are decoded (bounded by
+// maxResponseBytes); an answer that is not what it claims is a clear 502 that is not held
+// against the upstream's circuit.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
+import fc from 'fast-check'
+import type { ToolOutcome } from '../../src/executor/index.js'
+import { configFile, testApp } from '../helpers/app.js'
+import { executorFor } from '../helpers/executor.js'
+import { catalogOf, MEMORY_DIR, memoryReader, ok, openapi } from '../helpers/memory-catalog.js'
+import { startUpstream } from '../helpers/upstreams.js'
+
+fc.configureGlobal({ includeErrorInReport: true })
+
+const spec = openapi({
+  '/r': { get: { operationId: 'read', responses: ok }, post: { operationId: 'write', responses: ok } },
+})
+const refusal = (outcome: ToolOutcome) => (outcome.kind === 'refusal' ? outcome.body : undefined)
+const json = (outcome: ToolOutcome) =>
+  outcome.kind === 'answer' && outcome.body.type === 'json'
+    ? JSON.parse(outcome.body.bytes.toString())
+    : outcome
+
+const ENCODERS: Record<string, (bytes: Buffer) => Buffer> = {
+  gzip: (b) => gzipSync(b),
+  'x-gzip': (b) => gzipSync(b),
+  deflate: (b) => deflateSync(b),
+  'deflate (raw, as many servers send it)': (b) => deflateRawSync(b),
+  br: (b) => brotliCompressSync(b),
+  identity: (b) => b,
+}
+const HEADER_NAME: Record<string, string> = { 'deflate (raw, as many servers send it)': 'deflate' }
+
+describe('one deadline for the whole call (issue 14 class 9)', () => {
+  test('an upstream trickling its body past timeoutMs is a 504 at the deadline; one finishing inside it answers', async (t) => {
+    let bytesPerAnswer = 0
+    const upstream = await startUpstream(t, async (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('[')
+      for (let i = 0; i < bytesPerAnswer; i++) {
+        await sleep(100)
+        if (res.destroyed) return
+        res.write(i === 0 ? '0' : ',0')
+      }
+      res.end(']')
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url, timeoutMs: 800 } },
+    })
+    bytesPerAnswer = 40 // 4 s of body, one chunk every 100 ms: no gap is ever long
+    const started = performance.now()
+    const trickled = await call('s:read', {})
+    const took = performance.now() - started
+    assert.equal(trickled.status, 504)
+    assert.equal(refusal(trickled)?.code, 'TG_ERR_UPSTREAM_TIMEOUT')
+    assert.match(String(refusal(trickled)?.error), /no complete answer within 800 ms/)
+    assert.ok(took >= 750 && took < 2_500, `took ${Math.round(took)} ms`)
+    bytesPerAnswer = 3
+    assert.deepEqual(json(await call('s:read', {})), [0, 0, 0])
+    // One timeout is one failure, as before: the circuit opens only at the threshold.
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+  })
+
+  test('retries and their backoff stay inside the deadline', async (t) => {
+    const upstream = await startUpstream(t, (_r, res) => {
+      res.writeHead(503, { 'retry-after': '1' })
+      res.end()
+    })
+    const catalog = await catalogOf({
+      's.yaml': openapi({
+        '/r': {
+          get: {
+            operationId: 'read',
+            'x-cli-retry': { maxAttempts: 5, baseDelayMs: 2_000, maxDelayMs: 5_000 },
+            responses: ok,
+          },
+        },
+      }),
+    })
+    const { call } = executorFor(t, catalog, {
+      services: { s: { upstream: upstream.url, timeoutMs: 1_500 } },
+    })
+    const started = performance.now()
+    const outcome = await call('s:read', {})
+    const took = performance.now() - started
+    assert.equal(outcome.status, 504, JSON.stringify(outcome))
+    assert.ok(took < 3_000, `took ${Math.round(took)} ms`)
+    assert.equal(upstream.received.length, 2) // the first try, and the one after Retry-After: 1 s
+  })
+
+  test("a caller who goes away cancels the call: 'aborted', and the circuit is not told", async (t) => {
+    const upstream = await startUpstream(t, async (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.write('[')
+      await sleep(5_000)
+      if (!res.destroyed) res.end(']')
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url, timeoutMs: 10_000 } },
+      client: { breaker: { failureThreshold: 1, cooldownMs: 30_000 } },
+    })
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 200)
+    const outcome = await call('s:read', {}, { signal: controller.signal })
+    assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_UNREACHABLE')
+    assert.match(String(refusal(outcome)?.error), /cancelled/)
+    assert.ok(Object.values(client.breaker.states()).every((state) => state === 'closed'))
+  })
+})
+
+describe('encoded bodies are decoded, bounded (issue 14 class 10)', () => {
+  test('gzip, x-gzip, deflate (zlib and raw), br, identity and stacks of them decode to the same JSON', async (t) => {
+    let answer: { body: Buffer; encoding: string } = { body: Buffer.from('{}'), encoding: 'identity' }
+    const upstream = await startUpstream(t, (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': answer.encoding })
+      res.end(answer.body)
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+    })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.jsonValue(),
+        fc.array(fc.constantFrom(...Object.keys(ENCODERS)), { minLength: 1, maxLength: 3 }),
+        async (value, encodings) => {
+          let body: Buffer = Buffer.from(JSON.stringify(value))
+          for (const encoding of encodings) body = ENCODERS[encoding]!(body)
+          answer = { body, encoding: encodings.map((e) => HEADER_NAME[e] ?? e).join(', ') }
+          const outcome = await call('s:read', {})
+          assert.equal(outcome.status, 200, JSON.stringify(outcome))
+          assert.deepEqual(json(outcome), JSON.parse(JSON.stringify(value)))
+        },
+      ),
+      { numRuns: 150 },
+    )
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+  })
+
+  test('a decompression bomb stops at maxResponseBytes: 502 too large, quickly, memory bounded', async (t) => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024)) // 64 MiB of zeros in ~64 KB
+    const upstream = await startUpstream(t, (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+      res.end(bomb)
+    })
+    const { call } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+      client: { maxResponseBytes: 1024 * 1024 },
+    })
+    const rssBefore = process.memoryUsage().rss
+    const outcome = await call('s:read', {})
+    assert.equal(outcome.status, 502)
+    assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_RESPONSE_TOO_LARGE')
+    const grown = (process.memoryUsage().rss - rssBefore) / 1024 / 1024
+    assert.ok(grown < 100, `RSS grew ${Math.round(grown)} MB decoding a 1 MiB-capped body`)
+  })
+
+  test('an encoding the gateway cannot decode, or bytes that do not decode: 502 naming it, circuit closed', async (t) => {
+    const answers = [
+      [
+        'zstd',
+        Buffer.from('(\xb5/\xfd whatever', 'latin1'),
+        /content-encoding "zstd" is not one the gateway decodes/,
+      ],
+      ['compress', Buffer.from('xx'), /content-encoding "compress"/],
+      ['gzip', Buffer.from('definitely not gzip'), /its gzip body does not decode/],
+      ['br', Buffer.from([0xff, 0xff, 0xff, 0xff]), /its br body does not decode/],
+      ['gzip, snappy', gzipSync('{}'), /content-encoding "snappy"/],
+    ] as const
+    let i = 0
+    const upstream = await startUpstream(t, (_r, res) => {
+      const [encoding, body] = answers[i++ % answers.length]!
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding })
+      res.end(body)
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+      client: { breaker: { failureThreshold: 2, cooldownMs: 30_000 } },
+    })
+    for (const [, , message] of [...answers, ...answers]) {
+      const outcome = await call('s:read', {})
+      assert.equal(outcome.status, 502)
+      assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_RESPONSE_INVALID')
+      assert.equal(refusal(outcome)?.upstreamStatus, 200)
+      assert.match(String(refusal(outcome)?.error), message)
+    }
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+  })
+})
+
+describe('a body labelled JSON must be JSON (issue 14 class 10)', () => {
+  test('not JSON under a JSON label: 502 with the upstream status; real JSON relays byte for byte', async (t) => {
+    let answer = { status: 200, type: 'application/json', body: '' }
+    const upstream = await startUpstream(t, (_r, res) => {
+      res.writeHead(answer.status, { 'content-type': answer.type })
+      res.end(answer.body)
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+      client: { breaker: { failureThreshold: 2, cooldownMs: 30_000 } },
+    })
+    const notJson = fc
+      .oneof(
+        fc.constant('<html><body>Bad gateway</body></html>'),
+        fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)),
+        fc.string(),
+      )
+      .filter((text) => {
+        try {
+          JSON.parse(text)
+          return false
+        } catch {
+          return text.length > 0
+        }
+      })
+    await fc.assert(
+      fc.asyncProperty(
+        notJson,
+        fc.constantFrom(200, 201, 404, 500),
+        fc.constantFrom('application/json', 'application/problem+json; charset=utf-8'),
+        async (text, status, type) => {
+          answer = { status, type, body: text }
+          const outcome = await call('s:read', {})
+          assert.equal(outcome.status, 502)
+          assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_RESPONSE_INVALID')
+          assert.equal(refusal(outcome)?.upstreamStatus, status)
+          assert.match(
+            String(refusal(outcome)?.error),
+            /is labelled application\/(problem\+)?json but the body is not JSON/,
+          )
+        },
+      ),
+      { numRuns: 100 },
+    )
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+    await fc.assert(
+      fc.asyncProperty(fc.jsonValue(), async (value) => {
+        const text = JSON.stringify(value, null, 1)
+        answer = { status: 200, type: 'application/json', body: text }
+        const outcome = await call('s:read', {})
+        assert.equal(
+          outcome.kind === 'answer' && outcome.body.type === 'json' && outcome.body.bytes.toString(),
+          text,
+        )
+      }),
+      { numRuns: 100 },
+    )
+    answer = { status: 200, type: 'application/json', body: '\ufeff{"bom":true}' }
+    assert.deepEqual(json(await call('s:read', {})), { bom: true })
+  })
+})
+
+describe('over MCP', () => {
+  test('a gzip answer arrives as its text (isError false); JSON that is not JSON is an isError result', async (t) => {
+    let answer = { encoding: 'gzip', body: gzipSync('{"greeting":"grüße"}') }
+    const upstream = await startUpstream(t, (_r, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': answer.encoding })
+      res.end(answer.body)
+    })
+    const config = await configFile(['services:', '  s:', `    upstream: ${upstream.url}`].join('\n'))
+    const app = await testApp(
+      t,
+      { SPECS_DIR: MEMORY_DIR, TOOLGATE_CONFIG: config },
+      memoryReader({ 's.yaml': spec }),
+    )
+    const callOverMcp = async () => {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 's_read', arguments: {} } },
+      })
+      const text = res.body.startsWith('{') ? res.body : /^data: (.*)$/m.exec(res.body)![1]!
+      return JSON.parse(text).result as {
+        isError: boolean
+        content: { text: string }[]
+        structuredContent?: unknown
+      }
+    }
+    const decoded = await callOverMcp()
+    assert.equal(decoded.isError, false)
+    assert.equal(decoded.content[0]!.text, '{"greeting":"grüße"}')
+    assert.deepEqual(decoded.structuredContent, { greeting: 'grüße' })
+    answer = { encoding: 'identity', body: Buffer.from('<html>oops</html>') }
+    const invalid = await callOverMcp()
+    assert.equal(invalid.isError, true)
+    assert.match(
+      invalid.content[0]!.text,
+      /cannot relay: it is labelled application\/json but the body is not JSON/,
+    )
+  })
+})
