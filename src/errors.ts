@@ -53,6 +53,11 @@ export const errors = {
     'Upstream %s is failing; calls are paused for %d s: retry after that',
     503,
   ),
+  upstreamRequestUnsendable: createError(
+    'TG_ERR_UPSTREAM_REQUEST_UNSENDABLE',
+    'The request for tool %s cannot be sent: %s. The spec or the gateway configuration makes it: fix them',
+    500,
+  ),
   upstreamResponseInvalid: createError(
     'TG_ERR_UPSTREAM_RESPONSE_INVALID',
     'Upstream %s answered tool %s with a response the gateway cannot relay: %s',

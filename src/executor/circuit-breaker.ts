@@ -20,6 +20,8 @@ export interface CircuitBreaker {
   refuse(origin: string): number | undefined
   succeed(origin: string): void
   fail(origin: string): void
+  /** The call said nothing about the upstream (cancelled, never sent): a probe slot it held is freed. */
+  release(origin: string): void
   states(): Record<string, BreakerState>
 }
 
@@ -60,6 +62,9 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
         c.state = 'open'
         c.openedAt = options.now()
       }
+    },
+    release(origin) {
+      circuit(origin).probing = false
     },
     states: () => Object.fromEntries([...circuits].map(([origin, c]) => [origin, c.state])),
   }

@@ -150,6 +150,10 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
       return refusal(new errors.upstreamUnreachable(origin, tool.wireName, 'the call was cancelled'), tool, {
         upstream: origin,
       })
+    case 'unsendable':
+      return refusal(new errors.upstreamRequestUnsendable(tool.wireName, failure.detail), tool, {
+        upstream: origin,
+      })
     case 'invalid':
       return refusal(new errors.upstreamResponseInvalid(origin, tool.wireName, failure.detail), tool, {
         upstream: origin,

@@ -41,6 +41,8 @@ export type Failure =
     }
   | { readonly failure: 'circuit-open'; readonly retryAfterMs: number; readonly attempts: number }
   | { readonly failure: 'aborted'; readonly attempts: number }
+  /** undici refused to send the request as built (a header name or value from the spec or config). */
+  | { readonly failure: 'unsendable'; readonly detail: string; readonly attempts: number }
 
 export interface SendOptions {
   readonly idempotent: boolean
@@ -148,8 +150,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       clearTimeout(timer)
       sendOptions.signal?.removeEventListener('abort', callerGone)
     }
-    // A call the caller cancelled says nothing about the upstream's health.
-    if ('failure' in outcome && outcome.failure === 'aborted') return outcome
+    // A call the caller cancelled, or one never sent, says nothing about the upstream's health.
+    if ('failure' in outcome && (outcome.failure === 'aborted' || outcome.failure === 'unsendable')) {
+      breaker.release(req.origin)
+      return outcome
+    }
     if (isBreakerFailure(outcome)) breaker.fail(req.origin)
     else breaker.succeed(req.origin)
     return outcome
@@ -175,6 +180,7 @@ function classify(err: unknown, limit: number): Failure {
     return { failure: 'aborted', attempts: 1 }
   const code = error.code ?? error.cause?.code ?? 'UNKNOWN'
   const detail = error.message && error.message !== code ? `${code}: ${error.message}` : code
+  if (code === 'UND_ERR_INVALID_ARG') return { failure: 'unsendable', detail, attempts: 1 }
   if (TIMEOUTS.has(code)) return { failure: 'timeout', code, detail, attempts: 1 }
   return { failure: 'unreachable', code, detail, attempts: 1 }
 }

@@ -111,6 +111,61 @@ describe('one deadline for the whole call (issue 14 class 9)', () => {
   })
 })
 
+describe('calls that say nothing about the upstream leave its circuit alone', () => {
+  test('a half-open probe the caller cancels frees the probe: the next call is let through', async (t) => {
+    let mode: 'fail' | 'hang' | 'ok' = 'fail'
+    const upstream = await startUpstream(t, async (_r, res) => {
+      if (mode === 'hang') await sleep(2_000)
+      if (res.destroyed) return
+      res.writeHead(mode === 'fail' ? 503 : 200, { 'content-type': 'application/json' })
+      res.end('{}')
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+      client: { breaker: { failureThreshold: 1, cooldownMs: 100 } },
+    })
+    assert.equal((await call('s:write', {})).status, 503)
+    assert.deepEqual(Object.values(client.breaker.states()), ['open'])
+    await sleep(150)
+    mode = 'hang'
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 100)
+    await call('s:write', {}, { signal: controller.signal })
+    mode = 'ok'
+    const next = await call('s:write', {})
+    assert.equal(next.status, 200, JSON.stringify(next))
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+  })
+
+  test('a request undici will not send (a header name from the spec) is a 500 naming it, not an upstream failure', async (t) => {
+    const upstream = await startUpstream(t)
+    const broken = openapi({
+      '/r': {
+        get: {
+          operationId: 'read',
+          parameters: [{ name: 'X Bad Name', in: 'header', schema: { type: 'string' } }],
+          responses: ok,
+        },
+      },
+    })
+    const catalog = await catalogOf({ 's.yaml': broken })
+    const { call, client } = executorFor(t, catalog, {
+      services: { s: { upstream: upstream.url } },
+      client: { breaker: { failureThreshold: 1, cooldownMs: 30_000 } },
+    })
+    const [argument] = Object.keys(catalog.tools[0]!.binding.arguments)
+    for (let i = 0; i < 3; i++) {
+      const outcome = await call('s:read', { [argument!]: 'v' })
+      assert.equal(outcome.status, 500)
+      assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_REQUEST_UNSENDABLE')
+      assert.match(String(refusal(outcome)?.error), /header/)
+    }
+    assert.equal(upstream.received.length, 0)
+    assert.ok(Object.values(client.breaker.states()).every((state) => state === 'closed'))
+    assert.equal((await call('s:read', {})).status, 200)
+  })
+})
+
 describe('encoded bodies are decoded, bounded (issue 14 class 10)', () => {
   test('gzip, x-gzip, deflate (zlib and raw), br, identity and stacks of them decode to the same JSON', async (t) => {
     let answer: { body: Buffer; encoding: string } = { body: Buffer.from('{}'), encoding: 'identity' }
