@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
+# Node 24 LTS (supported until April 2028). Pinned to the major, not to a digest: a digest would
+# freeze today's OS and Node patch releases, and security fixes would wait for someone to bump it.
+# A rebuild takes the newest 24.x on Debian 12; CI tests the code on Node 20 and 24 (.ci/run).
 # Build stage: compile TypeScript, then keep production dependencies only.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # `npm ci`: exactly the lock file, or the build fails.
@@ -13,7 +16,7 @@ RUN npm run build:prod && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: compiled JavaScript, production dependencies, non-root. The files stay owned by
 # root: the gateway reads its code, specs and dependencies but cannot change them.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 SPECS_DIR=/app/specs
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules

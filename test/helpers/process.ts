@@ -36,14 +36,19 @@ export interface StartedServer {
   readonly logs: () => string
 }
 
-/** Starts `toolgate serve` on a free port and resolves once it logs that it listens. */
+/**
+ * Starts `toolgate serve` on a free port and resolves once it logs that it listens: this
+ * checkout's build, or another CLI (an installed package's) run from `cwd`.
+ */
 export async function startServerProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
+  { cli = CLI, cwd }: { cli?: string; cwd?: string } = {},
 ): Promise<StartedServer> {
-  const child = spawn(process.execPath, [CLI, 'serve'], {
+  const child = spawn(process.execPath, [cli, 'serve'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(cwd ? { cwd } : {}),
   })
   let output = ''
   let started = false
