@@ -1,11 +1,14 @@
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
+import { AsyncLocalStorage } from 'node:async_hooks'
+import { toNodeHandler } from '@modelcontextprotocol/node'
 import {
-  CallToolRequestSchema,
-  ErrorCode,
-  ListToolsRequestSchema,
-  McpError,
-} from '@modelcontextprotocol/sdk/types.js'
+  createMcpHandler,
+  isLegacyRequest,
+  type McpHandlerRequestOptions,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Catalog, DISCOVER_VIEW } from '../src/catalog/index.js'
 import { type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
@@ -48,15 +51,24 @@ function decodeCursor(cursor: string | undefined): number {
     const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset: unknown }
     if (Number.isInteger(offset) && (offset as number) >= 0) return offset as number
   } catch {}
-  throw new McpError(
-    ErrorCode.InvalidParams,
+  throw new ProtocolError(
+    ProtocolErrorCode.InvalidParams,
     `Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of a previous page`,
   )
 }
 
+/** What one HTTP request hands the server factory: the SDK makes the server, the request decides its tools. */
+interface McpCall {
+  readonly snapshot: CatalogSnapshot
+  readonly view: string
+  readonly request: FastifyRequest
+}
+
 /**
- * MCP over Streamable HTTP (SPEC §2), on the official SDK: one Server and one stateless transport
- * per request answering JSON — no session lives in one replica's memory. `?profile=` picks a view.
+ * MCP over Streamable HTTP (SPEC §2) on the official SDK 2.x: `createMcpHandler` serves the
+ * 2026-07-28 revision (stateless: `server/discover`, no handshake) and, through its stateless
+ * legacy leg, every 2025 revision; each request gets a fresh Server from the factory, so no
+ * session lives in one replica's memory. `?profile=` picks a view.
  */
 export default async function mcp(fastify: FastifyInstance) {
   // The raw text, so that malformed JSON gets a JSON-RPC parse error rather than Fastify's.
@@ -64,17 +76,56 @@ export default async function mcp(fastify: FastifyInstance) {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   )
+  const calls = new AsyncLocalStorage<McpCall>()
+  const serverForThisRequest = () => {
+    const call = calls.getStore()
+    if (!call) throw new Error('an MCP server was asked for outside a request')
+    return createServer(fastify, call)
+  }
+  // 2026-07-28 traffic: the SDK's per-request entry (server/discover, envelope, version errors).
+  const modern = createMcpHandler(serverForThisRequest, {
+    legacy: 'reject',
+    onerror: (err) => fastify.log.debug({ err }, 'MCP request refused'),
+  })
+  // 2025-era traffic, stateless, answered as JSON rather than a one-event stream (the SDK's own
+  // legacy leg streams): the routing isLegacyRequest documents for a custom legacy wiring.
+  const legacy = async (request: Request, options?: McpHandlerRequestOptions) => {
+    const server = serverForThisRequest()
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, options)
+    } finally {
+      void transport.close()
+      void server.close()
+    }
+  }
+  const serve = toNodeHandler(
+    {
+      fetch: async (request, options) =>
+        (await isLegacyRequest(request, options?.parsedBody))
+          ? legacy(request, options)
+          : modern.fetch(request, options),
+    },
+    { onerror: (err: unknown) => fastify.log.error({ err }, 'MCP handler failed') },
+  )
+  fastify.addHook('onClose', async () => modern.close())
 
   fastify.post<McpRoute>('/mcp', { config: { access: 'mcp' } }, async (request, reply) => {
     let message: unknown
     try {
       message = JSON.parse(request.body ?? '')
     } catch (err) {
-      return reply.code(400).send(rpcError(ErrorCode.ParseError, `Parse error: ${(err as Error).message}`))
+      return reply
+        .code(400)
+        .send(rpcError(ProtocolErrorCode.ParseError, `Parse error: ${(err as Error).message}`))
     }
     const invalid = invalidEnvelope(message)
     if (invalid)
-      return reply.code(400).send(rpcError(ErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
+      return reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
     if (request.rateLimited) return answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
     const snapshot = fastify.catalogStore.current()
     const view = request.query.profile ?? DISCOVER_VIEW
@@ -82,23 +133,13 @@ export default async function mcp(fastify: FastifyInstance) {
       const views = Object.keys(snapshot.catalog.views).join(', ')
       return reply
         .code(400)
-        .send(rpcError(ErrorCode.InvalidParams, `Unknown profile ${view}: use one of ${views}`))
+        .send(rpcError(ProtocolErrorCode.InvalidParams, `Unknown profile ${view}: use one of ${views}`))
     }
-    const server = createServer(fastify, snapshot, view, request)
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableJsonResponse: true,
-    })
-    await server.connect(transport)
-    // The transport writes the response itself: hand it the headers hooks already set (CORS, versions).
+    // The SDK writes the response itself: hand it the headers hooks already set (CORS, versions).
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
     reply.hijack()
-    reply.raw.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
-    await transport.handleRequest(request.raw, reply.raw, message)
+    await calls.run({ snapshot, view, request }, () => serve(request.raw, reply.raw, message))
   })
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -107,7 +148,7 @@ export default async function mcp(fastify: FastifyInstance) {
       .header('Allow', 'POST')
       .send(
         rpcError(
-          ErrorCode.ConnectionClosed,
+          CONNECTION_CLOSED,
           'Method not allowed: this MCP endpoint is stateless and answers POST only',
         ),
       )
@@ -155,29 +196,26 @@ function answerRateLimited(reply: FastifyReply, message: JsonRpcRequest, error: 
   return reply.code(429).send(rpcError(RATE_LIMITED, error.message, message.id))
 }
 
-/** A server error code of the JSON-RPC implementation-defined range (-32000 to -32099). */
+/** Server error codes of the JSON-RPC implementation-defined range (-32000 to -32099). */
 const RATE_LIMITED = -32029
+/** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
+const CONNECTION_CLOSED = -32000
 
-function createServer(
-  fastify: FastifyInstance,
-  snapshot: CatalogSnapshot,
-  view: string,
-  request: FastifyRequest,
-): Server {
+function createServer(fastify: FastifyInstance, { snapshot, view, request }: McpCall): Server {
   const server = new Server(
     { name: 'toolgate', version: PACKAGE_VERSION },
     { capabilities: { tools: { listChanged: false } } },
   )
   const tools = toolsOf(fastify.access.catalogFor(request.caller, snapshot.catalog), view)
   const client = callerName(request.caller)
-  server.setRequestHandler(ListToolsRequestSchema, async ({ params }) => {
+  server.setRequestHandler('tools/list', async ({ params }) => {
     const offset = decodeCursor(params?.cursor)
     const page = tools.slice(offset, offset + MCP_PAGE_SIZE)
     const next =
       offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
     return { tools: page, ...next }
   })
-  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+  server.setRequestHandler('tools/call', async ({ params }, ctx) => {
     const tool = snapshot.findTool(params.name)
     const refused =
       tool &&
@@ -185,11 +223,11 @@ function createServer(
     if (refused) {
       fastify.gatewayMetrics.accessRefused(client, 'not_allowed')
       request.log.info({ tool: tool!.id, client, code: refused.code, via: 'mcp' }, 'tool call refused')
-      throw new McpError(ErrorCode.InvalidParams, refused.message)
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused.message)
     }
     if (!tool || !tools.some((listed) => listed.name === tool.wireName)) {
-      throw new McpError(
-        ErrorCode.InvalidParams,
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
         `Unknown tool: ${params.name}. tools/list names the tools of this endpoint.`,
       )
     }
@@ -199,7 +237,7 @@ function createServer(
       {
         tool,
         arguments: params.arguments ?? {},
-        signal: extra.signal,
+        signal: ctx.mcpReq.signal,
         requestId: request.id,
         ...(typeof approval === 'string' ? { approval } : {}),
       },

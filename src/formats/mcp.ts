@@ -8,7 +8,8 @@ export interface McpTool {
   readonly name: string
   readonly title: string
   readonly description: string
-  readonly inputSchema: Record<string, unknown>
+  /** MCP requires an object schema at the root (the renderer wraps any other). */
+  readonly inputSchema: { readonly type: 'object'; readonly [keyword: string]: unknown }
   readonly annotations: {
     readonly title: string
     readonly readOnlyHint: boolean
@@ -36,7 +37,7 @@ export function renderMcpTools(catalog: Catalog, viewName: string): McpTool[] {
     name: tool.wireName,
     title: tool.title,
     description: toolDescription(tool),
-    inputSchema: tool.inputSchema as Record<string, unknown>,
+    inputSchema: tool.inputSchema as McpTool['inputSchema'],
     annotations: annotationsOf(tool),
   }))
 }
