@@ -16,31 +16,48 @@ const MAX_VIOLATIONS = 20
  */
 export function checkArgumentValues(args: unknown, maxDepth: number): Violation[] {
   const violations: Violation[] = []
-  const pending: { value: unknown; path: string; depth: number }[] = [{ value: args, path: '', depth: 0 }]
+  const refuse = (at: Place, message: string) => violations.push({ path: pointerOf(at), message })
+  const pending: Place[] = [{ value: args, depth: 0 }]
   while (pending.length > 0 && violations.length < MAX_VIOLATIONS) {
-    const { value, path, depth } = pending.pop()!
+    const place = pending.pop()!
+    const { value, depth } = place
     if (typeof value === 'string') {
-      if (!value.isWellFormed()) violations.push({ path: path || '/', message: LONE_SURROGATE })
+      if (!value.isWellFormed()) refuse(place, LONE_SURROGATE)
     } else if (typeof value === 'number') {
-      if (!Number.isFinite(value)) violations.push({ path: path || '/', message: 'must be a finite number' })
+      if (!Number.isFinite(value)) refuse(place, 'must be a finite number')
     } else if (value !== null && typeof value === 'object') {
       if (depth >= maxDepth) {
-        violations.push({ path: path || '/', message: `nests deeper than ${maxDepth} levels` })
+        refuse(place, `nests deeper than ${maxDepth} levels`)
         continue
       }
       if (Array.isArray(value)) {
         for (let i = value.length - 1; i >= 0; i--)
-          pending.push({ value: value[i], path: childPointer(path, i), depth: depth + 1 })
+          pending.push({ value: value[i], depth: depth + 1, parent: place, key: i })
         continue
       }
       for (const key of Object.keys(value)) {
-        const child = childPointer(path, key.toWellFormed())
-        if (!key.isWellFormed()) violations.push({ path: child, message: `its name ${LONE_SURROGATE}` })
-        pending.push({ value: (value as Record<string, unknown>)[key], path: child, depth: depth + 1 })
+        const child = { value: (value as Record<string, unknown>)[key], depth: depth + 1, parent: place, key }
+        if (!key.isWellFormed()) refuse(child, `its name ${LONE_SURROGATE}`)
+        pending.push(child)
       }
     }
   }
   return violations
+}
+
+/** A value in the walk; its JSON pointer is built only when it is refused. */
+interface Place {
+  readonly value: unknown
+  readonly depth: number
+  readonly parent?: Place
+  readonly key?: string | number
+}
+
+function pointerOf(place: Place): string {
+  const keys: (string | number)[] = []
+  for (let at: Place | undefined = place; at?.parent; at = at.parent)
+    keys.push(typeof at.key === 'string' ? at.key.toWellFormed() : at.key!)
+  return keys.length === 0 ? '/' : childPointer('', ...keys.reverse())
 }
 
 const LONE_SURROGATE = 'holds a lone surrogate (half of a UTF-16 pair): it is not text any encoding can carry'

@@ -642,7 +642,7 @@ describe('Dockerfile', () => {
       ],
       [
         'an unpinned base image',
-        (t) => edit(t, 'FROM node:20-bookworm-slim\n', 'FROM node\n'),
+        (t) => edit(t, 'FROM node:24-bookworm-slim\n', 'FROM node\n'),
         /FROM node is not pinned/,
       ],
     ]
