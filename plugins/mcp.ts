@@ -19,23 +19,24 @@ import { callerName } from './access.js'
 export const MCP_PAGE_SIZE = 100
 
 interface McpRoute {
-  Querystring: { profile?: string }
+  Querystring: { profile?: string; strict?: string }
   Body: string
 }
 
-/** tools/list pages are rendered once per catalog version and view. */
+/** tools/list pages are rendered once per catalog version, view and schema dialect. */
 const toolLists = new WeakMap<Catalog, Map<string, McpTool[]>>()
 
-function toolsOf(catalog: Catalog, view: string): McpTool[] {
+function toolsOf(catalog: Catalog, view: string, strict: boolean): McpTool[] {
   let byView = toolLists.get(catalog)
   if (!byView) {
     byView = new Map()
     toolLists.set(catalog, byView)
   }
-  let tools = byView.get(view)
+  const key = strict ? `${view}\0strict` : view
+  let tools = byView.get(key)
   if (!tools) {
-    tools = renderMcpTools(catalog, view)
-    byView.set(view, tools)
+    tools = renderMcpTools(catalog, view, { strict })
+    byView.set(key, tools)
   }
   return tools
 }
@@ -61,6 +62,8 @@ function decodeCursor(cursor: string | undefined): number {
 interface McpCall {
   readonly snapshot: CatalogSnapshot
   readonly view: string
+  /** `?strict=true`: OpenAI strict-mode input schemas. */
+  readonly strict: boolean
   readonly request: FastifyRequest
 }
 
@@ -68,7 +71,8 @@ interface McpCall {
  * MCP over Streamable HTTP (SPEC §2) on the official SDK 2.x: `createMcpHandler` serves the
  * 2026-07-28 revision (stateless: `server/discover`, no handshake) and, through its stateless
  * legacy leg, every 2025 revision; each request gets a fresh Server from the factory, so no
- * session lives in one replica's memory. `?profile=` picks a view.
+ * session lives in one replica's memory. `?profile=` picks a view; `?strict=true` serves OpenAI
+ * strict-mode input schemas.
  */
 export default async function mcp(fastify: FastifyInstance) {
   // The raw text, so that malformed JSON gets a JSON-RPC parse error rather than Fastify's.
@@ -139,7 +143,9 @@ export default async function mcp(fastify: FastifyInstance) {
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
     reply.hijack()
-    await calls.run({ snapshot, view, request }, () => serve(request.raw, reply.raw, message))
+    await calls.run({ snapshot, view, strict: request.query.strict === 'true', request }, () =>
+      serve(request.raw, reply.raw, message),
+    )
   })
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -201,12 +207,12 @@ const RATE_LIMITED = -32029
 /** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
 const CONNECTION_CLOSED = -32000
 
-function createServer(fastify: FastifyInstance, { snapshot, view, request }: McpCall): Server {
+function createServer(fastify: FastifyInstance, { snapshot, view, strict, request }: McpCall): Server {
   const server = new Server(
     { name: 'toolgate', version: PACKAGE_VERSION },
     { capabilities: { tools: { listChanged: false } } },
   )
-  const tools = toolsOf(fastify.access.catalogFor(request.caller, snapshot.catalog), view)
+  const tools = toolsOf(fastify.access.catalogFor(request.caller, snapshot.catalog), view, strict)
   const client = callerName(request.caller)
   server.setRequestHandler('tools/list', async ({ params }) => {
     const offset = decodeCursor(params?.cursor)

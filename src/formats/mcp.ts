@@ -2,6 +2,7 @@ import type { Catalog, Tool } from '../catalog/types.js'
 import type { ToolOutcome } from '../executor/types.js'
 import { toolDescription } from './opal.js'
 import { viewTools } from './openai.js'
+import { openAIStrictSchema } from './target-schema.js'
 
 /** An MCP tool (2025-11-25 `Tool`): no outputSchema, so no client demands structuredContent of it. */
 export interface McpTool {
@@ -31,13 +32,22 @@ export interface McpCallResult {
   [key: string]: unknown
 }
 
-/** The view's tools for tools/list: wire names, the canonical input schema, safety as annotations. */
-export function renderMcpTools(catalog: Catalog, viewName: string): McpTool[] {
+/**
+ * The view's tools for tools/list: wire names, the canonical input schema, safety as annotations.
+ * `strict`: the input schemas of OpenAI's strict mode (every object closed, every property
+ * required, optional ones nullable), so a client converting tools for strict mode keeps every
+ * tool; the executor reads their `null`s as "left out".
+ */
+export function renderMcpTools(
+  catalog: Catalog,
+  viewName: string,
+  { strict = false }: { readonly strict?: boolean } = {},
+): McpTool[] {
   return viewTools(catalog, viewName).map((tool) => ({
     name: tool.wireName,
     title: tool.title,
     description: toolDescription(tool),
-    inputSchema: tool.inputSchema as McpTool['inputSchema'],
+    inputSchema: (strict ? openAIStrictSchema(tool.inputSchema) : tool.inputSchema) as McpTool['inputSchema'],
     annotations: annotationsOf(tool),
   }))
 }
