@@ -6,6 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { startLoad } from '../helpers/load.js'
 import { startNginx } from '../helpers/nginx.js'
 import { type StartedServer, startServerProcess, stopServerProcess } from '../helpers/process.js'
@@ -62,6 +63,30 @@ test('a session created through one replica is read through another, and through
     assert.equal(balanced.status, 200, 'every replica behind nginx knows the session')
     await balanced.body?.cancel()
   }
+})
+
+test('an MCP 2026-07-28 conversation spread over three replicas by nginx, no affinity: every request succeeds', async (t) => {
+  const { servers, nginx, upstream } = await replicas(t, 3)
+  const client = new Client(
+    { name: 'replicas-test', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  )
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', nginx.url)))
+  t.after(() => client.close())
+  assert.equal(client.getNegotiatedProtocolVersion(), '2026-07-28')
+  for (let i = 0; i < 9; i++) {
+    const { tools } = await client.listTools()
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['svc_op1'],
+    )
+    const result = await client.callTool({ name: 'svc_op1', arguments: {} })
+    assert.equal(result.isError, false, JSON.stringify(result.content))
+  }
+  assert.equal(upstream.received.length, 9)
+  // Round robin spread the conversation: every replica answered some of its tool calls.
+  for (const server of servers)
+    assert.match(server.logs(), /"via":"mcp"[^\n]*"msg":"tool call"|"msg":"tool call"[^\n]*"via":"mcp"/)
 })
 
 test('SIGTERM to one replica under load through nginx (endpoint removed as Kubernetes does): zero failed requests', async (t) => {
