@@ -11,8 +11,16 @@ import {
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type Catalog, DISCOVER_VIEW } from '../src/catalog/index.js'
+import {
+  checkArgumentValues,
+  DEFAULT_ARGUMENT_DEPTH,
+  invalidArguments,
+  nestsDeeperThan,
+  type Violation,
+} from '../src/executor/index.js'
 import { type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
+import { isRecord } from '../src/util/is-record.js'
 import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
 
@@ -65,7 +73,12 @@ interface McpCall {
   /** `?strict=true`: OpenAI strict-mode input schemas. */
   readonly strict: boolean
   readonly request: FastifyRequest
+  /** A tools/call whose arguments were refused before the SDK saw them (they were too deep for it). */
+  readonly refused?: readonly Violation[]
 }
+
+/** The JSON-RPC envelope around the arguments: `{ params: { arguments: … } }` and a little `_meta`. */
+const ENVELOPE_DEPTH = 8
 
 /**
  * MCP over Streamable HTTP (SPEC §2) on the official SDK 2.x: `createMcpHandler` serves the
@@ -80,6 +93,7 @@ export default async function mcp(fastify: FastifyInstance) {
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   )
+  const argumentDepth = fastify.config.file.limits?.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
   const calls = new AsyncLocalStorage<McpCall>()
   const serverForThisRequest = () => {
     const call = calls.getStore()
@@ -131,6 +145,20 @@ export default async function mcp(fastify: FastifyInstance) {
     if (invalid)
       return reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
     if (request.rateLimited) return answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
+    // Arguments are checked at the edge as on every surface, here before the SDK parses them: its
+    // message validation recurses, and deep enough arguments overflowed it into -32603. The SDK
+    // then sees `{}` and the tool's handler answers the refusal as an isError result.
+    const refused = refuseArgumentsEarly(message as McpMessage, argumentDepth)
+    if (nestsDeeperThan(message, argumentDepth + ENVELOPE_DEPTH))
+      return reply
+        .code(400)
+        .send(
+          rpcError(
+            ProtocolErrorCode.InvalidRequest,
+            `Invalid Request: the message nests deeper than ${argumentDepth + ENVELOPE_DEPTH} levels`,
+            (message as JsonRpcRequest).id ?? null,
+          ),
+        )
     const snapshot = fastify.catalogStore.current()
     const view = request.query.profile ?? DISCOVER_VIEW
     if (!snapshot.catalog.views[view]) {
@@ -143,8 +171,9 @@ export default async function mcp(fastify: FastifyInstance) {
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
     reply.hijack()
-    await calls.run({ snapshot, view, strict: request.query.strict === 'true', request }, () =>
-      serve(request.raw, reply.raw, message),
+    await calls.run(
+      { snapshot, view, strict: request.query.strict === 'true', request, ...(refused ? { refused } : {}) },
+      () => serve(request.raw, reply.raw, message),
     )
   })
 
@@ -182,6 +211,21 @@ function rpcError(code: number, message: string, id: string | number | null = nu
   return { jsonrpc: '2.0', id, error: { code, message } }
 }
 
+interface McpMessage {
+  readonly method?: unknown
+  readonly params?: { arguments?: unknown }
+}
+
+/** A tools/call's argument violations (its arguments then replaced by `{}`), or undefined. */
+function refuseArgumentsEarly(message: McpMessage, depth: number): readonly Violation[] | undefined {
+  if (message.method !== 'tools/call' || !isRecord(message.params) || message.params.arguments === undefined)
+    return undefined
+  const violations = checkArgumentValues(message.params.arguments, depth)
+  if (violations.length === 0) return undefined
+  message.params.arguments = {}
+  return violations
+}
+
 interface JsonRpcRequest {
   readonly id?: string | number
   readonly method?: string
@@ -207,7 +251,10 @@ const RATE_LIMITED = -32029
 /** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
 const CONNECTION_CLOSED = -32000
 
-function createServer(fastify: FastifyInstance, { snapshot, view, strict, request }: McpCall): Server {
+function createServer(
+  fastify: FastifyInstance,
+  { snapshot, view, strict, request, refused: early }: McpCall,
+): Server {
   const server = new Server(
     { name: 'toolgate', version: PACKAGE_VERSION },
     { capabilities: { tools: { listChanged: false } } },
@@ -237,6 +284,7 @@ function createServer(fastify: FastifyInstance, { snapshot, view, strict, reques
         `Unknown tool: ${params.name}. tools/list names the tools of this endpoint.`,
       )
     }
+    if (early) return renderCallResult(invalidArguments(tool, early), tool.wireName)
     const approval = request.headers['x-toolgate-approval']
     fastify.gatewayMetrics.toolCalled(client, 'mcp')
     const outcome = await fastify.executor.execute(

@@ -45,6 +45,18 @@ export function checkArgumentValues(args: unknown, maxDepth: number): Violation[
   return violations
 }
 
+/** Whether any object or array in `value` lies `max` levels deep or deeper (`value` itself is level 0). */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }]
+  while (pending.length > 0) {
+    const { value: next, depth } = pending.pop()!
+    if (next === null || typeof next !== 'object') continue
+    if (depth >= max) return true
+    for (const child of Object.values(next)) pending.push({ value: child, depth: depth + 1 })
+  }
+  return false
+}
+
 /** A value in the walk; its JSON pointer is built only when it is refused. */
 interface Place {
   readonly value: unknown

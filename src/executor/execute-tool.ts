@@ -167,7 +167,8 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
   }
 }
 
-function invalidArguments(tool: Tool, violations: readonly Violation[]): ToolOutcome {
+/** The refusal of a call whose arguments break these rules: 400 listing every violation. */
+export function invalidArguments(tool: Tool, violations: readonly Violation[]): ToolOutcome {
   return refusal(new errors.toolArgumentsInvalid(tool.wireName), tool, { violations })
 }
 

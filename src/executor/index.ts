@@ -1,4 +1,5 @@
 export { type BuiltRequest, buildRequest, resolveBaseUrl, type UpstreamRequest } from './build-request.js'
+export { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH, nestsDeeperThan } from './check-argument-values.js'
 export { type BreakerState, type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
 export {
   createExecutor,
@@ -6,6 +7,7 @@ export {
   type ExecutionScope,
   type Executor,
   type ExecutorDeps,
+  invalidArguments,
   type ServiceSettings,
   type UpstreamCallRecord,
 } from './execute-tool.js'

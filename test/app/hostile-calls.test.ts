@@ -7,45 +7,11 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { configFile, testApp } from '../helpers/app.js'
-import { MEMORY_DIR, memoryReader, ok, openapi } from '../helpers/memory-catalog.js'
+import { MEMORY_DIR, memoryReader } from '../helpers/memory-catalog.js'
+import { PROBE_SPEC as spec } from '../helpers/probe-spec.js'
 import { startUpstream } from '../helpers/upstreams.js'
 
 fc.configureGlobal({ includeErrorInReport: true })
-
-const spec = openapi(
-  {
-    '/items/{id}': {
-      post: {
-        operationId: 'probe',
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'q', in: 'query', schema: { type: 'string' } },
-          { name: 'count', in: 'query', schema: { type: 'integer' } },
-          { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
-          { name: 'pref', in: 'cookie', schema: { type: 'string' } },
-          {
-            name: 'jar',
-            in: 'cookie',
-            explode: true,
-            schema: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-        ],
-        requestBody: {
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { note: { type: 'string' }, data: {} } },
-            },
-          },
-        },
-        responses: ok,
-      },
-    },
-  },
-  {
-    components: { securitySchemes: { key: { type: 'apiKey', in: 'header', name: 'X-Api-Key' } } },
-    security: [{ key: [] }],
-  },
-)
 
 /** A hostile value as JSON text, where it goes, and the argument a refusal must name. */
 interface Hostile {
@@ -133,7 +99,9 @@ async function appWithUpstream(t: { after(fn: () => Promise<unknown>): void }) {
       '  probe:',
       `    upstream: ${upstream.url}`,
       '    credentials:',
-      '      key: { value: gateway-secret }',
+      '      keyQuery: { value: gateway-secret }',
+      '      keyCookie: { value: gateway-secret }',
+      '      keyHeader: { value: gateway-secret }',
       // Few failures would open the circuit: hostile calls must not count as any.
       'upstream: { breaker: { failureThreshold: 2 } }',
     ].join('\n'),
@@ -172,22 +140,45 @@ describe('hostile arguments through every surface (issue 14 classes 1–3)', () 
       })
       assert.equal(fine.statusCode, 200, fine.body)
       assert.equal(upstream.received.length, 1)
-      assert.equal(upstream.received[0]!.headers.cookie, 'a%3B%20sid=evil')
+      assert.equal(upstream.received[0]!.headers.cookie, 'a%3B%20sid=evil; sid=gateway-secret')
       assert.equal(upstream.received[0]!.headers['x-api-key'], 'gateway-secret')
       assert.equal((await app.inject('/health')).statusCode, 200)
     })
   }
 })
 
+describe('an MCP message nested deep outside its arguments', () => {
+  test('is an Invalid Request naming the bound, for every depth past it; the gateway keeps answering', async (t) => {
+    const { app, upstream } = await appWithUpstream(t)
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 80, max: 20_000 }), async (depth) => {
+        const meta = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
+        const res = await app.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          payload: `{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"_meta":{"x":${meta}}}}`,
+        })
+        assert.equal(res.statusCode, 400, res.body.slice(0, 200))
+        assert.equal(res.json().error.code, -32600)
+        assert.match(res.json().error.message, /nests deeper than 72 levels/)
+      }),
+      { numRuns: 20 },
+    )
+    assert.equal(upstream.received.length, 0)
+    assert.equal((await app.inject('/health')).statusCode, 200)
+  })
+})
+
 describe('credentials HTTP cannot carry are refused at boot, naming where', () => {
   test('a secret with a line break or control character in the configuration stops the start', async (t) => {
     for (const bad of ['"abc\\ndef"', '"abc\\u0001"', '"caf\\u00e9"']) {
       const config = await configFile(
-        ['services:', '  probe:', '    credentials:', `      key: { value: ${bad} }`].join('\n'),
+        ['services:', '  probe:', '    credentials:', `      keyHeader: { value: ${bad} }`].join('\n'),
       )
       await assert.rejects(
         testApp(t, { SPECS_DIR: MEMORY_DIR, TOOLGATE_CONFIG: config }, memoryReader({ 'probe.yaml': spec })),
-        /services\.probe\.credentials\.key: the secret holds a line break, control or non-ASCII character/,
+        /services\.probe\.credentials\.keyHeader: the secret holds a line break, control or non-ASCII character/,
       )
     }
   })

@@ -8,7 +8,8 @@ import fc from 'fast-check'
 import { Secret } from '../../src/config/secrets.js'
 import type { ToolOutcome } from '../../src/executor/index.js'
 import { executorFor } from '../helpers/executor.js'
-import { catalogOf, ok, openapi } from '../helpers/memory-catalog.js'
+import { catalogOf } from '../helpers/memory-catalog.js'
+import { PROBE_SPEC } from '../helpers/probe-spec.js'
 import { type Received, startUpstream } from '../helpers/upstreams.js'
 
 // A failing run says why, not only which value.
@@ -17,84 +18,8 @@ fc.configureGlobal({ includeErrorInReport: true })
 const SECRET = 'gateway-secret-42'
 const secret = { kind: 'secret' as const, secret: new Secret(SECRET) }
 
-/** Every parameter location and style the encoders have, plus credentials in query, cookie and header. */
-export const PROBE_SPEC = openapi(
-  {
-    '/items/{id}': {
-      post: {
-        operationId: 'probe',
-        security: [{ keyQuery: [], keyCookie: [], keyHeader: [] }],
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
-          { name: 'q', in: 'query', schema: { type: 'string' } },
-          // Specs often declare the credential as a parameter too.
-          { name: 'api_key', in: 'query', schema: { type: 'string' } },
-          { name: 'count', in: 'query', schema: { type: 'integer' } },
-          {
-            name: 'filter',
-            in: 'query',
-            style: 'form',
-            explode: true,
-            schema: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-          { name: 'deep', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } },
-          { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
-          {
-            name: 'X-Meta',
-            in: 'header',
-            explode: true,
-            schema: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-          { name: 'pref', in: 'cookie', schema: { type: 'string' } },
-          { name: 'sid', in: 'cookie', schema: { type: 'string' } },
-          {
-            name: 'jar',
-            in: 'cookie',
-            explode: true,
-            schema: { type: 'object', additionalProperties: { type: 'string' } },
-          },
-        ],
-        requestBody: {
-          content: {
-            'application/json': {
-              schema: { type: 'object', properties: { note: { type: 'string' }, data: {} } },
-            },
-          },
-        },
-        responses: ok,
-      },
-    },
-    '/forms': {
-      post: {
-        operationId: 'form',
-        security: [{ keyQuery: [] }],
-        requestBody: {
-          content: {
-            'application/x-www-form-urlencoded': {
-              schema: {
-                type: 'object',
-                properties: { text: { type: 'string' }, nested: { type: 'object' } },
-              },
-            },
-          },
-        },
-        responses: ok,
-      },
-    },
-  },
-  {
-    components: {
-      securitySchemes: {
-        keyQuery: { type: 'apiKey', in: 'query', name: 'api_key' },
-        keyCookie: { type: 'apiKey', in: 'cookie', name: 'sid' },
-        keyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-      },
-    },
-  },
-)
-
 /** Pieces that break encoders, headers, cookies and queries, mixed with ordinary text. */
-export const hostileText = fc
+const hostileText = fc
   .array(
     fc.oneof(
       fc.constantFrom(
