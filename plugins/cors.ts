@@ -31,6 +31,9 @@ async function corsPlugin(fastify: FastifyInstance) {
       'X-Toolgate-Approval',
       'Mcp-Session-Id',
       'Mcp-Protocol-Version',
+      // 2026-07-28's routing headers: a browser client's preflight fails without them.
+      'Mcp-Method',
+      'Mcp-Name',
       'Last-Event-ID',
     ],
     exposedHeaders: EXPOSED_HEADERS,
