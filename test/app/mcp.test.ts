@@ -158,7 +158,7 @@ describe('MCP over raw HTTP', () => {
       },
     })
     assert.match(String(preflight.headers['access-control-allow-headers']), /Mcp-Protocol-Version/)
-    assert.match(String(preflight.headers['access-control-allow-headers']), /Mcp-Method,Mcp-Name/)
+    assert.match(String(preflight.headers['access-control-allow-headers']), /Mcp-Method, Mcp-Name/)
     const answer = await app.inject({
       method: 'POST',
       url: '/mcp',
