@@ -18,7 +18,13 @@ import {
   nestsDeeperThan,
   type Violation,
 } from '../src/executor/index.js'
-import { type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
+import {
+  type McpContext,
+  type McpTool,
+  renderCallResult,
+  renderMcpContext,
+  renderMcpTools,
+} from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -47,6 +53,23 @@ function toolsOf(catalog: Catalog, view: string, strict: boolean): McpTool[] {
     byView.set(key, tools)
   }
   return tools
+}
+
+/** Resources and prompts are rendered once per catalog version and view (access-filtered catalogs included). */
+const contexts = new WeakMap<Catalog, Map<string, McpContext>>()
+
+function contextOf(catalog: Catalog, view: string): McpContext {
+  let byView = contexts.get(catalog)
+  if (!byView) {
+    byView = new Map()
+    contexts.set(catalog, byView)
+  }
+  let context = byView.get(view)
+  if (!context) {
+    context = renderMcpContext(catalog, view)
+    byView.set(view, context)
+  }
+  return context
 }
 
 /** An opaque cursor: the offset of the next page, bound to nothing a replica holds in memory. */
@@ -257,9 +280,37 @@ function createServer(
 ): Server {
   const server = new Server(
     { name: 'toolgate', version: PACKAGE_VERSION },
-    { capabilities: { tools: { listChanged: false } } },
+    {
+      capabilities: {
+        tools: { listChanged: false },
+        resources: { listChanged: false },
+        prompts: { listChanged: false },
+      },
+    },
   )
-  const tools = toolsOf(fastify.access.catalogFor(request.caller, snapshot.catalog), view, strict)
+  const visible = fastify.access.catalogFor(request.caller, snapshot.catalog)
+  const tools = toolsOf(visible, view, strict)
+  const context = contextOf(visible, view)
+  server.setRequestHandler('resources/list', async () => ({ resources: [...context.resources] }))
+  server.setRequestHandler('resources/read', async ({ params }) => {
+    const text = context.read(params.uri)
+    if (text === undefined)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown resource: ${params.uri.slice(0, 200)}. resources/list names the resources of this endpoint.`,
+      )
+    return { contents: [{ uri: params.uri, mimeType: 'application/json', text }] }
+  })
+  server.setRequestHandler('prompts/list', async () => ({ prompts: [...context.prompts] }))
+  server.setRequestHandler('prompts/get', async ({ params }) => {
+    const prompt = context.prompt(params.name)
+    if (!prompt)
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt: ${params.name.slice(0, 200)}. prompts/list names the prompts of this endpoint.`,
+      )
+    return { description: prompt.description, messages: prompt.messages.map((m) => ({ ...m })) }
+  })
   const client = callerName(request.caller)
   server.setRequestHandler('tools/list', async ({ params }) => {
     const offset = decodeCursor(params?.cursor)

@@ -11,6 +11,7 @@ export {
   renderManifest,
 } from './manifest.js'
 export { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from './mcp.js'
+export { type McpContext, renderMcpContext } from './mcp-context.js'
 export { type OpalDiscovery, type OpalOptions, renderOpalDiscovery } from './opal.js'
 export {
   type ClaudeTool,

@@ -56,4 +56,51 @@ describe('MCP revisions with the SDK 2.x client', () => {
       await listAndCall(client)
     })
   }
+
+  for (const mode of ['modern', 'legacy'] as const) {
+    test(`resources and prompts (${mode}): each service readable, each workflow a prompt naming its steps`, async (t) => {
+      const { app } = await exampleApp(t)
+      const client = await connect(t, app, {
+        versionNegotiation: { mode: mode === 'modern' ? { pin: '2026-07-28' } : 'legacy' },
+      })
+      const { resources } = await client.listResources()
+      assert.deepEqual(resources.map((r) => r.uri).sort(), [
+        'toolgate://services/billing',
+        'toolgate://services/tickets',
+      ])
+      const read = await client.readResource({ uri: 'toolgate://services/tickets' })
+      const tickets = JSON.parse((read.contents[0] as { text: string }).text) as {
+        id: string
+        authentication: { type: string }[]
+        tools: { name: string }[]
+      }
+      assert.equal(tickets.id, 'tickets')
+      assert.ok(tickets.tools.some((tool) => tool.name === 'tickets_get_ticket'))
+      assert.ok(tickets.authentication.length > 0)
+      const { tools } = await client.listTools()
+      const all = [
+        ...tickets.tools,
+        ...JSON.parse(
+          (
+            (await client.readResource({ uri: 'toolgate://services/billing' })).contents[0] as {
+              text: string
+            }
+          ).text,
+        ).tools,
+      ] as { name: string }[]
+      assert.deepEqual(all.map((tool) => tool.name).sort(), tools.map((tool) => tool.name).sort())
+      await assert.rejects(client.readResource({ uri: 'toolgate://services/nope' }), /Unknown resource/)
+
+      const { prompts } = await client.listPrompts()
+      assert.deepEqual(prompts.map((p) => p.name).sort(), [
+        'workflow_closeTicket',
+        'workflow_escalateUnpaidTicket',
+      ])
+      const escalate = await client.getPrompt({ name: 'workflow_escalateUnpaidTicket' })
+      const text = (escalate.messages[0]!.content as { text: string }).text
+      assert.match(text, /1\. getInvoice: call the tool billing_get_invoice/)
+      assert.match(text, /tickets_add_comment/)
+      await assert.rejects(client.getPrompt({ name: 'workflow_nope' }), /Unknown prompt/)
+    })
+  }
 })

@@ -87,7 +87,7 @@ describe('MCP with the official SDK client', () => {
       return true
     })
     await assert.rejects(
-      client.request({ method: 'resources/list' } as never, (await import('zod')).z.any()),
+      client.request({ method: 'toolgate/no-such-method' } as never, (await import('zod')).z.any()),
       (err: unknown) => {
         assert.ok(err instanceof McpError)
         assert.equal(err.code, ErrorCode.MethodNotFound)
