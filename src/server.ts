@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises'
+import { readFile, stat } from 'node:fs/promises'
+import { resolve } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import closeWithGrace from 'close-with-grace'
 import type { FastifyInstance } from 'fastify'
@@ -101,6 +102,11 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
     process.stderr.write(`toolgate: ${err.message}\n`)
     process.exit(1)
   }
+  const missing = await specsDirProblem(config.specsDir)
+  if (missing) {
+    process.stderr.write(`toolgate: ${missing}\n`)
+    process.exit(1)
+  }
   let server: RunningServer | undefined
   closeWithGrace(
     {
@@ -122,4 +128,15 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
     void server?.app.catalogStore.reload('signal')
   })
   server = await startServer(config)
+}
+
+/** Nothing to serve is a configuration mistake, said as one (not `ENOENT … scandir`). */
+async function specsDirProblem(dir: string): Promise<string | undefined> {
+  const where = `the specs directory ${JSON.stringify(dir)} (SPECS_DIR, resolved to ${resolve(dir)})`
+  try {
+    if ((await stat(dir)).isDirectory()) return undefined
+    return `${where} is not a directory: set SPECS_DIR to the directory of your OpenAPI files`
+  } catch {
+    return `${where} does not exist: set SPECS_DIR to the directory of your OpenAPI files`
+  }
 }

@@ -31,6 +31,20 @@ test('a bad configuration stops the start with a message naming the variable', a
   assert.match(result.stderr, /environment variable PORT: must be <= 65535/)
 })
 
+test('a missing specs directory stops the start with a message naming SPECS_DIR, not ENOENT', async () => {
+  for (const dir of ['/nonexistent/toolgate-specs', '/etc/hostname']) {
+    const { code, stderr } = await runCli(['serve'], { SPECS_DIR: dir, PORT: '0' })
+    assert.equal(code, 1)
+    assert.match(
+      stderr,
+      new RegExp(
+        `the specs directory "${dir}" \\(SPECS_DIR, resolved to ${dir}\\) (does not exist|is not a directory): set SPECS_DIR`,
+      ),
+    )
+    assert.doesNotMatch(stderr, /ENOENT|scandir|\n\s+at /)
+  }
+})
+
 test('a port already in use stops the start with its message and a non-zero exit, not a process left hanging', async (t) => {
   const holder = await startServerProcess({ EXAMPLE_UPSTREAM: 'off' })
   t.after(() => stopServerProcess(holder))
