@@ -18,15 +18,10 @@ import {
   nestsDeeperThan,
   type Violation,
 } from '../src/executor/index.js'
-import {
-  type McpContext,
-  type McpTool,
-  renderCallResult,
-  renderMcpContext,
-  renderMcpTools,
-} from '../src/formats/index.js'
+import { renderCallResult, renderMcpContext, renderMcpTools } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { isRecord } from '../src/util/is-record.js'
+import { memoPerOwner } from '../src/util/memo.js'
 import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
 
@@ -37,40 +32,14 @@ interface McpRoute {
   Body: string
 }
 
-/** tools/list pages are rendered once per catalog version, view and schema dialect. */
-const toolLists = new WeakMap<Catalog, Map<string, McpTool[]>>()
-
-function toolsOf(catalog: Catalog, view: string, strict: boolean): McpTool[] {
-  let byView = toolLists.get(catalog)
-  if (!byView) {
-    byView = new Map()
-    toolLists.set(catalog, byView)
-  }
-  const key = strict ? `${view}\0strict` : view
-  let tools = byView.get(key)
-  if (!tools) {
-    tools = renderMcpTools(catalog, view, { strict })
-    byView.set(key, tools)
-  }
-  return tools
-}
+/** tools/list pages are rendered once per catalog version and view, in each schema dialect. */
+const canonicalTools = memoPerOwner((catalog: Catalog, view: string) => renderMcpTools(catalog, view))
+const strictTools = memoPerOwner((catalog: Catalog, view: string) =>
+  renderMcpTools(catalog, view, { strict: true }),
+)
 
 /** Resources and prompts are rendered once per catalog version and view (access-filtered catalogs included). */
-const contexts = new WeakMap<Catalog, Map<string, McpContext>>()
-
-function contextOf(catalog: Catalog, view: string): McpContext {
-  let byView = contexts.get(catalog)
-  if (!byView) {
-    byView = new Map()
-    contexts.set(catalog, byView)
-  }
-  let context = byView.get(view)
-  if (!context) {
-    context = renderMcpContext(catalog, view)
-    byView.set(view, context)
-  }
-  return context
-}
+const contextOf = memoPerOwner(renderMcpContext)
 
 /** An opaque cursor: the offset of the next page, bound to nothing a replica holds in memory. */
 function encodeCursor(offset: number): string {
@@ -290,7 +259,7 @@ function createServer(
     },
   )
   const visible = fastify.access.catalogFor(request.caller, snapshot.catalog)
-  const tools = toolsOf(visible, view, strict)
+  const tools = (strict ? strictTools : canonicalTools)(visible, view)
   const context = contextOf(visible, view)
   server.setRequestHandler('resources/list', async () => ({ resources: [...context.resources] }))
   server.setRequestHandler('resources/read', async ({ params }) => {

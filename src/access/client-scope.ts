@@ -1,5 +1,6 @@
 import type { Catalog, Tool, View } from '../catalog/types.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { memoPerOwner } from '../util/memo.js'
 import type { Client } from './types.js'
 
 /** What one client may do with one catalog version. */
@@ -13,23 +14,11 @@ export interface ClientScope {
   mayApprove(tool: Tool): boolean
 }
 
-/** Per catalog version and client, computed on first use and dropped with the version. */
-const scopes = new WeakMap<Catalog, WeakMap<Client, ClientScope>>()
-
-/** The client's scope in this catalog version: its profiles' tools, matching its tool globs. */
-export function scopeOf(catalog: Catalog, client: Client): ClientScope {
-  let byClient = scopes.get(catalog)
-  if (!byClient) {
-    byClient = new WeakMap()
-    scopes.set(catalog, byClient)
-  }
-  let scope = byClient.get(client)
-  if (!scope) {
-    scope = buildScope(catalog, client)
-    byClient.set(client, scope)
-  }
-  return scope
-}
+/**
+ * The client's scope in this catalog version: its profiles' tools, matching its tool globs;
+ * computed on first use and dropped with the version.
+ */
+export const scopeOf: (catalog: Catalog, client: Client) => ClientScope = memoPerOwner(buildScope)
 
 function buildScope(catalog: Catalog, client: Client): ClientScope {
   const allowed = allowedToolIds(catalog, client)

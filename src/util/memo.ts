@@ -1,0 +1,22 @@
+/**
+ * A value computed once per owner object and key, and dropped with the owner: per catalog version
+ * and view, per catalog version and client. The owner is held weakly; its keys as long as it lives.
+ */
+export function memoPerOwner<Owner extends object, Key, Value>(
+  compute: (owner: Owner, key: Key) => Value,
+): (owner: Owner, key: Key) => Value {
+  const memo = new WeakMap<Owner, Map<Key, Value>>()
+  return (owner, key) => {
+    let byKey = memo.get(owner)
+    if (!byKey) {
+      byKey = new Map()
+      memo.set(owner, byKey)
+    }
+    let value = byKey.get(key)
+    if (value === undefined) {
+      value = compute(owner, key)
+      byKey.set(key, value)
+    }
+    return value
+  }
+}
