@@ -85,12 +85,32 @@ const CONTAINERS = new Set([
   'else',
 ])
 
+/**
+ * A schema neither validator can use (a `pattern` that is no ECMAScript regex, say) never lets a
+ * call through unchecked, nor crashes it: the call is refused, saying why.
+ */
 function interpreted(tool: Tool): Check {
-  // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
-  const validator = new Validator(structuredClone(tool.inputSchema) as object, '2020-12', false)
+  let validator: Validator
+  try {
+    // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
+    validator = new Validator(structuredClone(tool.inputSchema) as object, '2020-12', false)
+  } catch (err) {
+    return () => [unusableSchema(err)]
+  }
   return (args) => {
-    const { valid, errors } = validator.validate(args)
-    return valid ? [] : errors.filter((unit) => !CONTAINERS.has(unit.keyword)).map(unitToViolation)
+    try {
+      const { valid, errors } = validator.validate(args)
+      return valid ? [] : errors.filter((unit) => !CONTAINERS.has(unit.keyword)).map(unitToViolation)
+    } catch (err) {
+      return [unusableSchema(err)]
+    }
+  }
+}
+
+function unusableSchema(err: unknown): Violation {
+  return {
+    path: '/',
+    message: `cannot be checked: the tool's input schema is invalid (${String((err as Error).message).slice(0, 200)}); the call is refused until the spec is fixed`,
   }
 }
 

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { describe, test } from 'node:test'
 import { COMPILED_SCHEMA_NODES, createArgumentValidator } from '../../src/executor/validate-arguments.js'
+import { executorFor } from '../helpers/executor.js'
 import { catalogOf, ok, openapi, toolById } from '../helpers/memory-catalog.js'
+import { startUpstream } from '../helpers/upstreams.js'
 
 /** One tool whose JSON body has the given properties besides a few with every kind of rule. */
 async function toolWith(padding: number) {
@@ -107,5 +109,45 @@ describe('validators for large input schemas', () => {
       ok: true,
       arguments: { title: 'yes', field0: 'short' },
     })
+  })
+
+  test('a schema neither validator can use refuses every call with the reason: never a crash, never unchecked', async (t) => {
+    const upstream = await startUpstream(t)
+    const spec = openapi({
+      '/things': {
+        post: {
+          operationId: 'make',
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id'],
+                  // Not an ECMAScript u-mode regex (an unescaped `{`): Ajv refuses it, the interpreter throws on it.
+                  properties: { id: { type: 'string', pattern: '^{[0-9a-f]{8}}$' } },
+                },
+              },
+            },
+          },
+          responses: ok,
+        },
+      },
+    })
+    const { call } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+    })
+    const missing = await call('s:make', {})
+    assert.equal(missing.status, 400)
+    assert.match(JSON.stringify(missing), /\/id.*is required/)
+    for (const id of ['{0123abcd}', 'anything']) {
+      const refused = await call('s:make', { id })
+      assert.equal(refused.status, 400, JSON.stringify(refused))
+      assert.match(
+        JSON.stringify(refused),
+        /cannot be checked: the tool's input schema is invalid \(Invalid regular expression/,
+      )
+    }
+    assert.equal(upstream.received.length, 0)
   })
 })
