@@ -115,10 +115,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     } catch (err) {
       if (err instanceof ResponseInvalid)
         return { failure: 'invalid', status, detail: err.message, attempts: 1 }
-      return classify(
-        signal.reason instanceof DeadlineExceeded ? signal.reason : err,
-        options.maxResponseBytes,
-      )
+      // Once the call's signal has fired, its reason says why, whatever undici threw: a caller's
+      // own reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
+      if (signal.aborted && !(err instanceof ResponseTooLarge)) return stopped(signal)
+      return classify(err, options.maxResponseBytes)
     }
   }
 
@@ -142,7 +142,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         if (delay === undefined || attempts === maxAttempts || controller.signal.aborted) break
         await sleep(delay, undefined, { signal: controller.signal }).catch(() => undefined)
         if (controller.signal.aborted) {
-          outcome = { ...classify(controller.signal.reason, options.maxResponseBytes), attempts }
+          outcome = { ...stopped(controller.signal), attempts }
           break
         }
       }
@@ -171,10 +171,16 @@ class DeadlineExceeded extends Error {
   }
 }
 
+/** Why an aborted call stopped: its deadline passed (timeout), or its caller went away. */
+function stopped(signal: AbortSignal): Failure {
+  const reason: unknown = signal.reason
+  return reason instanceof DeadlineExceeded
+    ? { failure: 'timeout', code: reason.code, detail: reason.message, attempts: 1 }
+    : { failure: 'aborted', attempts: 1 }
+}
+
 function classify(err: unknown, limit: number): Failure {
   if (err instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
-  if (err instanceof DeadlineExceeded)
-    return { failure: 'timeout', code: err.code, detail: err.message, attempts: 1 }
   const error = err as { name?: string; code?: string; message?: string; cause?: { code?: string } }
   if (error.name === 'AbortError' || error.code === 'UND_ERR_ABORTED')
     return { failure: 'aborted', attempts: 1 }
