@@ -35,7 +35,9 @@ function schemaHints(schema: JsonSchema, options: DescribeOptions): string[] {
   if (schema.default !== undefined) hints.push(`Default: ${literal(schema.default)}.`)
   if (options.constraints) {
     if (typeof schema.format === 'string') hints.push(`Format: ${schema.format}.`)
-    if (schema.contentEncoding === 'base64') hints.push('Base64-encoded.')
+    // Said once: a file argument's own description already says it travels base64-encoded.
+    if (schema.contentEncoding === 'base64' && !/base64/i.test(String(schema.description ?? '')))
+      hints.push('Base64-encoded.')
     hints.push(...boundHints(schema))
     if (isNullable(schema)) hints.push('May be null.')
     if (Array.isArray(schema.examples) && schema.examples.length > 0)
@@ -124,8 +126,9 @@ function listValues(values: readonly unknown[]): string {
   return values.length > MAX_ENUM_VALUES ? `${shown} (and ${values.length - MAX_ENUM_VALUES} more)` : shown
 }
 
-function literal(value: unknown): string {
-  return typeof value === 'string' ? value : JSON.stringify(value)
+/** A value in words: a string as it is, an empty one (and anything else) as JSON, so never "Default: .". */
+export function literal(value: unknown): string {
+  return typeof value === 'string' && value.trim() !== '' ? value : JSON.stringify(value)
 }
 
 /** Ends a text with a full stop unless it already ends a sentence. */

@@ -2,7 +2,7 @@ import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
-import { cutAtSentence, describeSchema, sentence, shape } from './describe-schema.js'
+import { cutAtSentence, describeSchema, literal, sentence, shape } from './describe-schema.js'
 
 /**
  * Per-target rewrites of a tool's canonical input schema (SPEC §2: the published rules are met by
@@ -102,7 +102,7 @@ function describeProperties(schema: Schema, keepDefault: boolean): Schema {
 /** A default anywhere (array items, branches) said in words and removed, where OpenAI would not take it. */
 function moveDefaultIntoDescription(schema: Schema): void {
   if (schema.default === undefined) return
-  const said = `Default: ${typeof schema.default === 'string' ? schema.default : JSON.stringify(schema.default)}.`
+  const said = `Default: ${literal(schema.default)}.`
   const own = typeof schema.description === 'string' ? schema.description : ''
   if (!own.includes(said)) schema.description = own ? `${sentence(own)} ${said}` : said
   delete schema.default

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { buildCatalog, DISCOVER_VIEW, fsSourceReader, loadSpecsDirectory } from '../../src/catalog/index.js'
+import { renderClaudeTools, renderOpenAITools } from '../../src/formats/index.js'
 import { opalType, renderOpalDiscovery } from '../../src/formats/opal.js'
 import { catalogOf, ok, openapi } from '../helpers/memory-catalog.js'
 import { opalChecklist } from '../helpers/opal-checklist.js'
@@ -118,5 +119,47 @@ describe('Opal discovery renderer (seed 000)', () => {
     const shipped = buildCatalog(await loadSpecsDirectory(fromRoot('specs'), fsSourceReader))
     assert.deepEqual(opalChecklist(renderOpalDiscovery(shipped, DISCOVER_VIEW, options)), [])
     assert.ok(functions > 2500)
+  })
+})
+
+describe('descriptions say each thing once, and every default in words (issue 17 class 8)', () => {
+  test('a file argument is "base64-encoded" once; an empty default reads Default: "" in every document', async () => {
+    const catalog = await catalogOf({
+      'files.yaml': openapi({
+        '/files': {
+          post: {
+            operationId: 'upload',
+            parameters: [{ name: 'label', in: 'query', schema: { type: 'string', default: '' } }],
+            requestBody: {
+              content: {
+                'multipart/form-data': {
+                  schema: {
+                    type: 'object',
+                    properties: {
+                      file: { type: 'string', format: 'binary', description: 'The document' },
+                      note: { type: 'string', default: '' },
+                    },
+                  },
+                },
+              },
+            },
+            responses: ok,
+          },
+        },
+      }),
+    })
+    const opal = renderOpalDiscovery(catalog, DISCOVER_VIEW, options)
+    const file = opal.functions[0]!.parameters.find((p) => p.name === 'file')!
+    assert.equal(file.description.match(/base64/gi)?.length, 1, file.description)
+    const documents = {
+      opal: JSON.stringify(opal),
+      openai: JSON.stringify(renderOpenAITools(catalog, DISCOVER_VIEW)),
+      strict: JSON.stringify(renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })),
+      claude: JSON.stringify(renderClaudeTools(catalog, DISCOVER_VIEW)),
+    }
+    for (const [format, text] of Object.entries(documents)) {
+      assert.doesNotMatch(text, /Default: \./, format)
+      assert.match(text, /Default: \\"\\"\./, format)
+    }
   })
 })
