@@ -3,6 +3,8 @@ import { isRecord } from '../util/is-record.js'
 import { childPointer, resolvePointer, unescapePointerToken } from '../util/json-pointer.js'
 import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
+import { anyValueSchema, typedOrAnyValue, withInferredType } from './infer-type.js'
+import { mergeAllOf } from './merge-all-of.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
 import type { JsonSchema } from './types.js'
@@ -42,14 +44,6 @@ const MAP_KEYWORDS = new Set<string>(SCHEMA_MAP_KEYWORDS)
 const LIST_KEYWORDS = new Set<string>(SCHEMA_LIST_KEYWORDS)
 // `items` is walked apart: its draft-4 tuple form becomes prefixItems.
 const SINGLE_KEYWORDS = new Set<string>(SCHEMA_KEYWORDS.filter((keyword) => keyword !== 'items'))
-const MERGEABLE_KEYS = new Set([
-  'type',
-  'properties',
-  'required',
-  'description',
-  'title',
-  'additionalProperties',
-])
 
 /** Deeper than any real schema; past it a document is hostile or broken, and recursion would overflow. */
 const MAX_DEPTH = 128
@@ -69,6 +63,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const isRecursive = createRecursionDetector(document)
   const inlined = new Map<string, NormalizedSchema>()
   const definitions = new Map<string, NormalizedSchema>()
+  /** `$defs` name → the pointer it was made from, so an allOf member `$ref` can be opened for merging. */
+  const defKeys = new Map<string, string>()
+  /** Definitions being normalized: one of them met again inside its own allOf is a cycle, left unmerged. */
+  const building = new Set<string>()
 
   /**
    * `A: {$ref: B}`, `B: {$ref: A}`: a loop of bare references that never reaches a schema. Ajv
@@ -158,7 +156,9 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     if (isRecursive(key)) {
       defs.add(key) // its definition is built by defsFor, iteratively, not nested in this walk
-      return { ...siblings, $ref: `#/$defs/${defName(key)}` }
+      const name = defName(key)
+      defKeys.set(name, key)
+      return { ...siblings, $ref: `#/$defs/${name}` }
     }
     let hit = inlined.get(key)
     if (!hit) {
@@ -172,10 +172,26 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const definitionOf = (key: string): NormalizedSchema => {
     let definition = definitions.get(key)
     if (!definition) {
-      definition = normalize(resolvePointer(document, key), key.slice(1))
+      building.add(key)
+      try {
+        const normalized = normalize(resolvePointer(document, key), key.slice(1))
+        // A definition stands where its references do: in a property position.
+        definition = { schema: typedOrAnyValue(normalized.schema), defs: normalized.defs }
+      } finally {
+        building.delete(key)
+      }
       definitions.set(key, definition)
     }
     return definition
+  }
+
+  /** Opens a `#/$defs/…` reference for merging; undefined for a definition still being built (a cycle). */
+  const openDefinition = (defs: Set<string>) => (ref: string) => {
+    const key = ref.startsWith('#/$defs/') ? defKeys.get(ref.slice('#/$defs/'.length)) : undefined
+    if (key === undefined || building.has(key)) return undefined
+    const definition = definitionOf(key)
+    for (const def of definition.defs) defs.add(def)
+    return definition.schema
   }
 
   const walkKeywords = (node: Record<string, unknown>, pointer: string, defs: Set<string>): JsonSchema => {
@@ -188,15 +204,20 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
       else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
       else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
-        out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs))
+        out[key] = value.map((item, i) => {
+          const schema = walk(item, childPointer(at, i), defs)
+          // Union branches and tuple items stand where a value does; allOf members only constrain.
+          return key === 'allOf' ? schema : typedOrAnyValue(schema)
+        })
       else if (SINGLE_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
     repairType(node, out)
-    repairArrayItems(out, pointer)
     repairRequired(out, pointer, readOnly)
-    return repairClosedAlternatives(mergeObjectAllOf(out, pointer), pointer)
+    const typed = { ...withInferredType(mergeObjectAllOf(out, pointer, defs)) }
+    repairArrayItems(typed, pointer)
+    return repairClosedAlternatives(typed, pointer)
   }
 
   /**
@@ -234,44 +255,27 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   }
 
   /**
-   * `allOf` of plain objects — the usual composition of a base and an extension — becomes one
-   * object. Members that each close themselves (`additionalProperties: false`) make the literal
-   * schema unsatisfiable; the intent (one object with all their properties) is what is kept.
+   * `allOf` merged into one schema (merge-all-of.ts), its `$defs` members opened. Members that each
+   * close themselves (`additionalProperties: false`) make the literal schema unsatisfiable; the
+   * intent (one object with all their properties) is what is kept, and said. An allOf that cannot
+   * be merged stays, with the type its members share (infer-type.ts).
    */
-  const mergeObjectAllOf = (schema: Record<string, unknown>, pointer: string): Record<string, unknown> => {
-    const members = schema.allOf
-    if (!Array.isArray(members) || members.length === 0) return schema
-    const { allOf: _, ...rest } = schema
-    const parts = [rest, ...members] as Record<string, unknown>[]
-    const mergeable = parts.every(
-      (part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key)),
-    )
-    if (!mergeable || parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
-    const withProperties = parts.filter((part) => isRecord(part.properties))
-    const closed = withProperties.filter((part) => part.additionalProperties === false)
-    if (closed.length > 0 && withProperties.length > 1) {
+  const mergeObjectAllOf = (
+    schema: Record<string, unknown>,
+    pointer: string,
+    defs: Set<string>,
+  ): Record<string, unknown> => {
+    if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) return schema
+    const merged = mergeAllOf(schema, openDefinition(defs))
+    if (!merged) return schema
+    if (merged.closedConflict) {
       sink.warn(
         'schema-allof-closed',
         childPointer(pointer, 'allOf'),
         'allOf members close themselves with additionalProperties: false, so no object satisfies all of them; they are merged into one object',
       )
     }
-    const properties: Record<string, unknown> = {}
-    const required = new Set<string>()
-    for (const part of parts) {
-      for (const [name, value] of Object.entries(part.properties ?? {})) setOwn(properties, name, value)
-      for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
-    }
-    const merged: Record<string, unknown> = { type: 'object', properties }
-    for (const key of ['title', 'description'] as const) {
-      const value = rest[key] ?? parts.find((part) => part[key] !== undefined)?.[key]
-      if (value !== undefined) merged[key] = value
-    }
-    const known = [...required].filter((name) => Object.hasOwn(properties, name))
-    if (known.length > 0) merged.required = known
-    if (withProperties.length > 0 && closed.length === withProperties.length)
-      merged.additionalProperties = false
-    return merged
+    return merged.schema as Record<string, unknown>
   }
 
   const walkProperties = (
@@ -290,7 +294,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       const schema = walk(value, at, defs)
       // Request-side schemas: a read-only property is the server's to set, never an argument.
       if (schema.readOnly === true) readOnly.add(name)
-      else setOwn(out, name, schema)
+      else setOwn(out, name, typedOrAnyValue(schema))
     }
     return out
   }
@@ -298,8 +302,11 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const walkItems = (value: unknown, pointer: string, defs: Set<string>): Record<string, unknown> => {
     // Draft 4–2019 tuple form `items: [a, b]` is `prefixItems` in 2020-12.
     if (Array.isArray(value))
-      return { prefixItems: value.map((item, i) => walk(item, childPointer(pointer, i), defs)) }
-    return { items: typeof value === 'boolean' ? value : walk(value, pointer, defs) }
+      return {
+        prefixItems: value.map((item, i) => typedOrAnyValue(walk(item, childPointer(pointer, i), defs))),
+      }
+    if (value === false) return { items: false }
+    return { items: value === true ? anyValueSchema() : typedOrAnyValue(walk(value, pointer, defs)) }
   }
 
   const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>) =>
@@ -310,9 +317,9 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     sink.warn(
       'schema-array-without-items',
       pointer,
-      'array schema without items; items: {} (any value) is assumed',
+      'array schema without items; items of any value are assumed',
     )
-    out.items = {}
+    out.items = anyValueSchema()
   }
 
   const repairRequired = (

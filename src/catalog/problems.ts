@@ -45,7 +45,7 @@ export const PROBLEM_CODES = {
   'schema-invalid': 'a schema is not an object; an empty schema stands in',
   'schema-too-deep':
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
-  'schema-array-without-items': 'an array schema has no items; items: {} was added',
+  'schema-array-without-items': 'an array schema has no items; items of any value were added',
   'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
   'schema-allof-closed': "allOf members each forbid the others' properties; they are merged into one object",
   'schema-closed-alternatives':

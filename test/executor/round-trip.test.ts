@@ -31,7 +31,6 @@ const ATTEMPTS = 12
 const KNOWN_GAPS: Record<string, string[]> = {
   'shipengine.yaml': [
     'shipengine:calculate_rates',
-    'shipengine:compare_bulk_rates',
     'shipengine:estimate_rates',
     'shipengine:update_carrier_settings',
   ],
