@@ -73,18 +73,23 @@ export function isAnyValueSchema(schema: unknown): boolean {
  * string format → string); the intersection of its allOf members; the union of its oneOf/anyOf
  * branches when every branch has one. Undefined when nothing implies a type (or a `$ref` decides).
  */
-export function inferType(schema: JsonSchema): string | string[] | undefined {
+export function inferType(
+  schema: JsonSchema,
+  typeOfRef: TypeOfRef = () => undefined,
+): string | string[] | undefined {
   if (schema.type !== undefined) return schema.type as string | string[]
-  if (typeof schema.$ref === 'string') return undefined
+  if (typeof schema.$ref === 'string') return typeOfRef(schema.$ref)
   let types = valueTypes(schema) ?? keywordTypes(schema)
+  const typeOfMember = (member: unknown) =>
+    isRecord(member) ? typeSet(inferType(member, typeOfRef)) : undefined
   const members = Array.isArray(schema.allOf) ? schema.allOf : []
   for (const member of members) {
-    const own = isRecord(member) ? typeSet(member.type) : undefined
+    const own = typeOfMember(member)
     if (own) types = types ? intersect(types, own) : own
   }
   const branches = (schema.oneOf ?? schema.anyOf) as unknown[] | undefined
   if (Array.isArray(branches) && branches.length > 0) {
-    const sets = branches.map((branch) => (isRecord(branch) ? typeSet(branch.type) : undefined))
+    const sets = branches.map(typeOfMember)
     if (sets.every((set) => set !== undefined)) {
       const union = normalizeNumbers(new Set(sets.flatMap((set) => [...set!])))
       types = types ? intersect(types, union) : union
@@ -93,20 +98,31 @@ export function inferType(schema: JsonSchema): string | string[] | undefined {
   return types && types.size > 0 ? typeValue(types) : undefined
 }
 
-/** The schema with the type it implies written out; unchanged when it has one or implies none. */
-export function withInferredType(schema: JsonSchema): JsonSchema {
+/** The type a `$ref` stands for (its definition's), when known. */
+export type TypeOfRef = (ref: string) => string | string[] | undefined
+
+/**
+ * The schema with the type it implies written out; unchanged when it has one or implies none. A
+ * combinator whose members are arrays keeps its type unwritten: the items live in the members,
+ * and an array type without items is rejected by OpenAI.
+ */
+export function withInferredType(schema: JsonSchema, typeOfRef?: TypeOfRef): JsonSchema {
   if (schema.type !== undefined) return schema
-  const type = inferType(schema)
-  return type === undefined ? schema : { type, ...schema }
+  const type = inferType(schema, typeOfRef)
+  if (type === undefined) return schema
+  const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined
+  const withoutItems = schema.items === undefined && schema.prefixItems === undefined
+  if (combined && withoutItems && [type].flat().includes('array')) return schema
+  return { type, ...schema }
 }
 
 /**
  * A schema in a property position (a property, array items, a union branch, a definition): its
  * type as written or implied, else the "any JSON value" form. A `$ref` keeps its target's type.
  */
-export function typedOrAnyValue(schema: JsonSchema): JsonSchema {
+export function typedOrAnyValue(schema: JsonSchema, typeOfRef?: TypeOfRef): JsonSchema {
   if (schema.type !== undefined || typeof schema.$ref === 'string') return schema
-  const typed = withInferredType(schema)
+  const typed = withInferredType(schema, typeOfRef)
   if (typed.type !== undefined) return typed
   // An unresolved union (branches of unknown type) is still a union: it says what it takes.
   if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) return schema

@@ -1,6 +1,6 @@
 import { isRecord } from '../util/is-record.js'
 import { setOwn } from '../util/own.js'
-import { inferType } from './infer-type.js'
+import { isAnyValueSchema } from './infer-type.js'
 import type { JsonSchema } from './types.js'
 
 /** A local reference (`#/$defs/Node`) to its schema; undefined when it cannot (or must not) be opened. */
@@ -117,7 +117,7 @@ function flattenMembers(
   for (const member of members) {
     if (member === true) continue
     if (!isRecord(member)) throw new Conflict()
-    let part: Schema = member
+    const part: Schema = member
     if (typeof member.$ref === 'string') {
       const { $ref, ...siblings } = member
       // A member that refers back to a definition being opened is a cycle: it cannot be written out.
@@ -133,10 +133,15 @@ function flattenMembers(
       out.push(rest, ...flattenMembers(allOf, resolve, opening, depth + 1))
       continue
     }
-    part = { ...part }
-    out.push(part)
+    out.push(isAnyValueSchema(part) ? withoutAnyValue(part) : part)
   }
   return out
+}
+
+/** The any-value form constrains nothing: merged, only its annotations count. */
+function withoutAnyValue(part: Schema): Schema {
+  const { type: _, items, ...rest } = part
+  return isRecord(items) && Object.keys(items).length === 0 ? rest : { ...rest, items }
 }
 
 /** Annotations: first wins. Bounds: the tightest. Anything else: all members that set it must agree. */
@@ -158,7 +163,9 @@ function mergeKeywords(out: Schema, part: Schema): void {
 function mergedType(parts: Schema[]): string | string[] | undefined {
   let types: Set<string> | undefined
   for (const part of parts) {
-    const type = part.type ?? (Object.keys(part).length > 0 ? inferType(part) : undefined)
+    // Declared types only: inferring one here would narrow what the allOf means (the catalog infers
+    // types after merging, where the spec author's intent is the rule).
+    const type = part.type
     if (type === undefined) continue
     const own = new Set(Array.isArray(type) ? type.map(String) : [String(type)])
     if (!types) {
@@ -213,22 +220,37 @@ function mergeSchemas(schemas: unknown[], resolve: ResolveRef, depth: number, on
     return mergeNode(combined, resolve, depth + 1, onClosed)
   } catch (error) {
     if (!(error instanceof Conflict)) throw error
-    const type = inferType(combined)
+    const type = sharedType(distinct)
     return type === undefined ? combined : { type, ...combined }
   }
 }
 
+/** The type the schemas declare together, if any (undefined for none or for disjoint ones). */
+function sharedType(schemas: unknown[]): string | string[] | undefined {
+  try {
+    return mergedType(schemas.filter(isRecord))
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * `false` when every member with properties closes itself, nothing when only some do (merging is
- * read by intent); a schema-valued `additionalProperties` only when the members agree on it.
+ * `false` when the schema itself or every member with properties closes itself; said (onClosed)
+ * whenever a closed part leaves out properties another part declares, since the literal allOf
+ * then rejects them. A schema-valued `additionalProperties` only when the parts agree on it.
  */
 function mergeAdditionalProperties(parts: Schema[], onClosed: () => void): unknown {
-  const withProperties = parts.filter((part) => isRecord(part.properties))
   const closed = parts.filter((part) => part.additionalProperties === false)
-  if (closed.length > 0 && withProperties.length > 1) onClosed()
   if (closed.length > 0) {
-    const allClosed = withProperties.every((part) => part.additionalProperties === false)
-    return allClosed ? false : undefined
+    const names = new Set(
+      parts.flatMap((part) => Object.keys(isRecord(part.properties) ? part.properties : {})),
+    )
+    const leavesOut = (part: Schema) =>
+      [...names].some((name) => !isRecord(part.properties) || !Object.hasOwn(part.properties, name))
+    if (closed.some(leavesOut)) onClosed()
+    const contributors = parts.filter((part) => isRecord(part.properties))
+    const allClosed = contributors.every((part) => part.additionalProperties === false)
+    return parts[0]!.additionalProperties === false || allClosed ? false : undefined
   }
   const open = parts
     .map((part) => part.additionalProperties)

@@ -185,6 +185,13 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return definition
   }
 
+  /** The type of a `#/$defs/…` definition (a union branch's), unless it is still being built. */
+  const typeOfDefinition = (ref: string) => {
+    const key = ref.startsWith('#/$defs/') ? defKeys.get(ref.slice('#/$defs/'.length)) : undefined
+    if (key === undefined || building.has(key)) return undefined
+    return definitionOf(key).schema.type as string | string[] | undefined
+  }
+
   /** Opens a `#/$defs/…` reference for merging; undefined for a definition still being built (a cycle). */
   const openDefinition = (defs: Set<string>) => (ref: string) => {
     const key = ref.startsWith('#/$defs/') ? defKeys.get(ref.slice('#/$defs/'.length)) : undefined
@@ -215,7 +222,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     repairType(node, out)
     repairRequired(out, pointer, readOnly)
-    const typed = { ...withInferredType(mergeObjectAllOf(out, pointer, defs)) }
+    const typed = { ...withInferredType(mergeObjectAllOf(out, pointer, defs), typeOfDefinition) }
     repairArrayItems(typed, pointer)
     return repairClosedAlternatives(typed, pointer)
   }
@@ -231,27 +238,39 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     pointer: string,
   ): Record<string, unknown> => {
     const branches = (schema.oneOf ?? schema.anyOf) as Record<string, unknown>[] | undefined
-    if (!Array.isArray(branches) || isRecord(schema.properties)) return schema
+    if (!Array.isArray(branches)) return schema
     const declared = branches.map((branch) => propertyNames(branch))
     if (declared.some((names) => names.size === 0)) return schema
+    const own = propertyNames(schema)
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : []
     const declaredBy = (name: string) => declared.filter((names) => names.has(name)).length
-    // Names every branch declares, or none does (they live in an allOf beside), stay at the root.
-    const staying = required.filter((name) => declaredBy(name) === 0 || declaredBy(name) === branches.length)
-    if (schema.additionalProperties !== false && staying.length === required.length) return schema
+    // Names the root declares (its own or merged from an allOf), every branch does, or none does (they
+    // live in an allOf beside) stay at the root.
+    const staying = required.filter(
+      (name) => own.has(name) || declaredBy(name) === 0 || declaredBy(name) === branches.length,
+    )
+    // A closed root forbids what only its branches declare.
+    const closesOut =
+      schema.additionalProperties === false && declared.some((names) => [...names].some((n) => !own.has(n)))
+    if (!closesOut && staying.length === required.length) return schema
     sink.warn(
       'schema-closed-alternatives',
       pointer,
       'the root closes itself or requires properties that only its oneOf/anyOf branches declare; the required names move into those branches',
     )
     const key = schema.oneOf ? 'oneOf' : 'anyOf'
-    const { additionalProperties: _, required: __, ...rest } = schema
+    const { additionalProperties, required: __, ...rest } = schema
     const moved = branches.map((branch, i) => {
-      const own = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
-      const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...own])]
+      const movedHere = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
+      const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...movedHere])]
       return names.length > 0 ? { ...branch, required: names } : branch
     })
-    return { ...rest, ...(staying.length > 0 ? { required: staying } : {}), [key]: moved }
+    return {
+      ...rest,
+      ...(closesOut || additionalProperties === undefined ? {} : { additionalProperties }),
+      ...(staying.length > 0 ? { required: staying } : {}),
+      [key]: moved,
+    }
   }
 
   /**
