@@ -2,8 +2,8 @@
  * A `pattern` as an ECMAScript regular expression in `u` mode (how Ajv and the interpreter compile
  * it), or undefined when it cannot become one. A pattern that compiles is returned unchanged.
  * Otherwise the dialects specs are written in (PCRE, Python, Java, .NET) are translated where the
- * translation keeps the meaning or only widens it:
- * - a `{` or `}` that opens or closes no quantifier is a literal, as every other engine reads it;
+ * translation keeps the meaning or only widens it (a spaced quantifier aside: read as meant):
+ * - a `{` or `}` that opens or closes no quantifier is a literal, as PCRE and Python read it;
  *   a quantifier written with spaces (`{1, 3}`) or Python's `{,m}` is the quantifier it means;
  * - `\A` → `^`, `\Z`/`\z` → `$` (JSON Schema patterns never take the `m` flag);
  * - a needless escape (`\-`, `\@`, `\ ` outside a class) → the character itself;
@@ -151,7 +151,7 @@ function readBrace(scan: Scan): boolean {
     scan.quantified = true
     return true
   }
-  // A brace that opens or closes no quantifier is a literal, as PCRE, Python and Java read it.
+  // A brace that opens or closes no quantifier is a literal, as PCRE and Python read it.
   scan.out += `\\${scan.source[scan.at]}`
   scan.atom = true
   scan.quantified = false
