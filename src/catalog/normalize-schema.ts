@@ -5,6 +5,7 @@ import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
+import { repairKeywords } from './repair-keywords.js'
 import type { JsonSchema } from './types.js'
 
 /** A normalized schema and the recursive definitions (`$defs` entries) it refers to. */
@@ -142,6 +143,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     defs: Set<string>,
   ): JsonSchema => {
     const siblings = refSiblings(node)
+    repairKeywords(siblings, pointer, sink)
     const target = ref.startsWith('#') ? resolvePointer(document, ref) : undefined
     if (target === undefined) {
       sink.warn('ref-dangling', pointer, `$ref ${ref} points at nothing; an empty schema stands in`)
@@ -194,6 +196,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       else setOwn(out, key, value)
     }
     repairType(node, out)
+    repairKeywords(out, pointer, sink)
     repairArrayItems(out, pointer)
     repairRequired(out, pointer, readOnly)
     return repairClosedAlternatives(mergeObjectAllOf(out, pointer), pointer)

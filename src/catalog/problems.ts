@@ -51,6 +51,10 @@ export const PROBLEM_CODES = {
   'schema-closed-alternatives':
     'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
   'schema-false-property': 'a property schema is false; the property was removed',
+  'schema-keyword-invalid':
+    'a keyword has a value JSON Schema 2020-12 forbids (exclusiveMaximum: true, minLength: "3"); translated, or left out',
+  'schema-pattern-invalid':
+    'a pattern is not an ECMAScript (u-mode) regular expression; translated where exact, or left out',
   'body-without-content': 'a request body declares no content; the operation takes no body',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
   'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
