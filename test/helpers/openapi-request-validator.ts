@@ -31,8 +31,16 @@ const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 /** A validator for one source document; `check` returns the broken rules (empty when accepted). */
 export function createRequestValidator(sourceDocument: Json) {
   const document = requestSideView(sourceDocument)
+  // The upstream reads patterns as the spec's authors meant them, not in ECMAScript's `u` mode:
+  // DigitalOcean's `^[a-zA-Z0-9_\-\:]+$` is a fine regex without it and a syntax error with it.
   const strict = addFormats(
-    new Ajv2020({ strict: false, allErrors: true, logger: false, validateSchema: false }),
+    new Ajv2020({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      validateSchema: false,
+      unicodeRegExp: false,
+    }),
   )
   const coercing = addFormats(
     new Ajv2020({
@@ -40,6 +48,7 @@ export function createRequestValidator(sourceDocument: Json) {
       allErrors: true,
       logger: false,
       validateSchema: false,
+      unicodeRegExp: false,
       coerceTypes: 'array',
     }),
   )
