@@ -129,7 +129,8 @@ export function createRequestValidator(sourceDocument: Json) {
             errors.push(`${param.in} parameter ${param.name} is missing`)
           continue
         }
-        const value = param.in === 'query' ? itemsAsJson(found, shape) : found
+        const value =
+          param.in === 'query' ? itemsAsJson(found, shape, (schema) => resolve(schema, '').value) : found
         validate(coercing, schemaPointer, value, `${param.in} parameter ${param.name}`, errors)
       }
       for (const [key] of query)
@@ -353,15 +354,16 @@ function readParameter(param: Param, sources: Sources, claimed: Set<string>, sch
  * structured — are undefined by OpenAPI; toolgate sends each as one JSON document (docs/executor.md),
  * so they are read back as JSON.
  */
-function itemsAsJson(value: unknown, schema: unknown): unknown {
-  const items = (schema as Json | undefined)?.items
-  if (Array.isArray(value) && typeOf(items) === 'object')
-    return value.map((item) => (typeof item === 'string' ? tryJson(item) : item))
+function itemsAsJson(value: unknown, schema: unknown, deref: (schema: unknown) => unknown): unknown {
+  const items = deref((schema as Json | undefined)?.items)
+  if (typeOf(items) === 'object' && (Array.isArray(value) || typeof value === 'string'))
+    return [value].flat().map((item) => (typeof item === 'string' ? tryJson(item) : item))
   const properties = ((schema as Json | undefined)?.properties ?? {}) as Record<string, Json>
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => {
-      const structured = typeOf(properties[key]) === 'object' || typeOf(properties[key]) === 'array'
+      const property = deref(properties[key])
+      const structured = typeOf(property) === 'object' || typeOf(property) === 'array'
       return [key, structured && typeof item === 'string' ? tryJson(item) : item]
     }),
   )
