@@ -52,6 +52,8 @@ export const PROBLEM_CODES = {
     'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
   'schema-false-property': 'a property schema is false; the property was removed',
   'body-without-content': 'a request body declares no content; the operation takes no body',
+  'body-parts-undeclared':
+    'a multipart or form body declares no parts or fields; multipart content is sent as the parts its encoding map names, else as one part named file; a form body takes an object of fields',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
   'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
   'workflow-invalid': 'an Arazzo workflow or step is malformed',
