@@ -46,7 +46,8 @@ export const PROBLEM_CODES = {
   'schema-too-deep':
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
   'schema-array-without-items': 'an array schema has no items; items: {} was added',
-  'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
+  'schema-required-unknown':
+    'required names a property that nothing in its object (nor the object it is a member of) declares; it was removed from required',
   'schema-allof-closed': "allOf members each forbid the others' properties; they are merged into one object",
   'schema-closed-alternatives':
     'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
