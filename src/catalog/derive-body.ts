@@ -78,7 +78,7 @@ export function deriveRequestBody(
     return { body, contentType, candidates: parts, defs }
   }
   const candidates = bodyCandidates(body, contentType, root, schemaPointer)
-  if (candidates[0]?.schema.description?.toString().endsWith(FORM_FIELDS))
+  if (isUndeclaredForm(contentType, root))
     sink.warn(
       'body-parts-undeclared',
       schemaPointer,
@@ -152,11 +152,7 @@ function bodyCandidates(
   if (structured && isFlattenableObject(merged)) return propertyCandidates(contentType, merged, pointer)
   let whole = merged
   if (!structured && !isText(contentType)) whole = asBase64File(merged, `the raw ${contentType} body`)
-  else if (
-    isForm(contentType) &&
-    (merged.type === undefined || merged.type === 'object') &&
-    !isClosedEmpty(merged)
-  )
+  else if (isUndeclaredForm(contentType, merged))
     whole = { ...merged, type: 'object', description: joinText(merged.description, FORM_FIELDS) }
   else if (isText(contentType) && whole.type === undefined) whole = { ...whole, type: 'string' }
   if (body.description && whole.description === undefined) whole = { ...whole, description: body.description }
@@ -178,9 +174,14 @@ function joinText(...texts: unknown[]): string {
   return texts.filter((text) => typeof text === 'string' && text !== '').join(' ')
 }
 
-/** `{ properties: {}, additionalProperties: false }`: Stripe's bodies that take nothing. */
-function isClosedEmpty(schema: JsonSchema): boolean {
-  return schema.additionalProperties === false && !declaresParts(schema)
+/**
+ * A form body whose schema names no fields and is not a string (`{}`, an open `type: object`): its
+ * fields are whatever the caller sends. Stripe's `{ properties: {}, additionalProperties: false }`
+ * takes nothing, and stays so.
+ */
+function isUndeclaredForm(contentType: string, schema: JsonSchema): boolean {
+  if (!isForm(contentType) || declaresParts(schema) || schema.additionalProperties === false) return false
+  return schema.type === undefined || schema.type === 'object'
 }
 
 function propertyCandidates(contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {
