@@ -372,6 +372,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       delete out.required
       return
     }
+    if (out.type !== undefined && !typeIncludes(out.type, 'object')) {
+      moveRequiredIntoItems(out, pointer)
+      return
+    }
     const declared = new Set([...(scope.inherited ?? []), ...declaredNames(out, document)])
     const closed = out.additionalProperties === false || out.unevaluatedProperties === false
     if (declared.size === 0 && !closed) return
@@ -390,6 +394,33 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     if (known.length > 0) out.required = known
     else delete out.required
+  }
+
+  /**
+   * `required` on a schema that is no object names properties it cannot have. On an array whose
+   * items declare those names (Box's skill cards: `appears: { type: array, items: { properties:
+   * { start, end } }, required: [start, end] }`) it was meant for the items: it moves there.
+   * Whatever the items do not declare is dropped. Each name is a warning at the `required`.
+   */
+  const moveRequiredIntoItems = (out: Record<string, unknown>, pointer: string): void => {
+    const names = [...new Set(out.required as string[])]
+    const items = isRecord(out.items) ? out.items : undefined
+    const itemNames = items && isRecord(items.properties) ? items.properties : {}
+    const moved = names.filter((name) => Object.hasOwn(itemNames, name))
+    for (const name of names) {
+      sink.warn(
+        'schema-required-unknown',
+        childPointer(pointer, 'required'),
+        moved.includes(name)
+          ? `required names ${name}, a property of the array's items, not of the array; it is moved into items`
+          : `required names ${name}, but the schema is no object; it is dropped from required`,
+      )
+    }
+    delete out.required
+    if (items && moved.length > 0) {
+      const own = Array.isArray(items.required) ? (items.required as string[]) : []
+      out.items = { ...items, required: [...new Set([...own, ...moved])] }
+    }
   }
 
   const resolveObject = (node: unknown, pointer: string) => {

@@ -117,6 +117,40 @@ describe('required names only declared properties (issue 17 class 5)', () => {
     ])
   })
 
+  test("Box's skill cards: required on an array names its items' properties; it moves into items", async () => {
+    const appears = {
+      type: 'array',
+      items: { type: 'object', properties: { start: { type: 'integer' }, end: { type: 'integer' } } },
+      required: ['start', 'end', 'middle'],
+    }
+    const { payload, catalog } = await payloadOf({
+      oneOf: [{ type: 'object', properties: { kind: { const: 'timeline' }, appears } }],
+    })
+    const moved = ((payload.oneOf as Schema[])[0]!.properties as Record<string, Schema>).appears!
+    assert.equal(moved.required, undefined)
+    assert.deepEqual((moved.items as Schema).required, ['start', 'end'])
+    assert.deepEqual(
+      problemsOf(catalog, 'schema-required-unknown').map((p) => [
+        p.pointer.split('/').slice(-3).join('/'),
+        p.message,
+      ]),
+      [
+        [
+          'properties/appears/required',
+          "required names start, a property of the array's items, not of the array; it is moved into items",
+        ],
+        [
+          'properties/appears/required',
+          "required names end, a property of the array's items, not of the array; it is moved into items",
+        ],
+        [
+          'properties/appears/required',
+          'required names middle, but the schema is no object; it is dropped from required',
+        ],
+      ],
+    )
+  })
+
   test('the oneOf-of-required idiom is kept: each branch names a property of the object it belongs to', async () => {
     const { payload, catalog } = await payloadOf({
       type: 'object',
