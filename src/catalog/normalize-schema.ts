@@ -52,6 +52,20 @@ const MERGEABLE_KEYS = new Set([
   'additionalProperties',
 ])
 
+/**
+ * What a subschema applying to the same instance as its parent (an allOf/anyOf/oneOf member,
+ * then/else, a dependentSchemas value) knows from it: the property names the parent declares,
+ * which its `required` may name (`oneOf: [{ required: [a] }, { required: [b] }]`). Under `not`
+ * and `if` a `required` is a condition, not an obligation: it is never repaired there.
+ */
+interface Scope {
+  readonly inherited?: ReadonlySet<string>
+  readonly condition?: boolean
+}
+const NO_SCOPE: Scope = {}
+/** Keywords whose schemas apply to the instance itself, each member with its siblings' names for allOf. */
+const SAME_INSTANCE = new Set(['allOf', 'anyOf', 'oneOf', 'then', 'else', 'dependentSchemas'])
+
 /** Deeper than any real schema; past it a document is hostile or broken, and recursion would overflow. */
 const MAX_DEPTH = 128
 
@@ -99,12 +113,12 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   }
 
   let depth = 0
-  const normalize = (node: unknown, pointer: string): NormalizedSchema => {
+  const normalize = (node: unknown, pointer: string, scope: Scope = NO_SCOPE): NormalizedSchema => {
     const defs = new Set<string>()
-    return { schema: walk(node, pointer, defs), defs }
+    return { schema: walk(node, pointer, defs, scope), defs }
   }
 
-  const walk = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+  const walk = (node: unknown, pointer: string, defs: Set<string>, scope: Scope = NO_SCOPE): JsonSchema => {
     if (depth >= MAX_DEPTH) {
       sink.warn(
         'schema-too-deep',
@@ -115,13 +129,13 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     depth++
     try {
-      return walkNode(node, pointer, defs)
+      return walkNode(node, pointer, defs, scope)
     } finally {
       depth--
     }
   }
 
-  const walkNode = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+  const walkNode = (node: unknown, pointer: string, defs: Set<string>, scope: Scope): JsonSchema => {
     if (node === true) return {}
     if (node === false) return { not: {} }
     if (!isRecord(node)) {
@@ -132,8 +146,8 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       )
       return {}
     }
-    if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs)
-    return walkKeywords(node, pointer, defs)
+    if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs, scope)
+    return walkKeywords(node, pointer, defs, scope)
   }
 
   const walkRef = (
@@ -141,6 +155,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     ref: string,
     pointer: string,
     defs: Set<string>,
+    scope: Scope,
   ): JsonSchema => {
     const siblings = refSiblings(node)
     repairKeywords(siblings, pointer, sink)
@@ -162,10 +177,12 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       defs.add(key) // its definition is built by defsFor, iteratively, not nested in this walk
       return { ...siblings, $ref: `#/$defs/${defName(key)}` }
     }
-    let hit = inlined.get(key)
+    // A member normalized in a parent's scope may keep required names its parent declares.
+    const cacheKey = scopeKey(key, scope)
+    let hit = inlined.get(cacheKey)
     if (!hit) {
-      hit = normalize(target, key.slice(1))
-      inlined.set(key, hit)
+      hit = normalize(target, key.slice(1), scope)
+      inlined.set(cacheKey, hit)
     }
     for (const def of hit.defs) defs.add(def)
     return Object.keys(siblings).length === 0 ? hit.schema : { ...hit.schema, ...siblings }
@@ -180,25 +197,38 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return definition
   }
 
-  const walkKeywords = (node: Record<string, unknown>, pointer: string, defs: Set<string>): JsonSchema => {
+  const walkKeywords = (
+    node: Record<string, unknown>,
+    pointer: string,
+    defs: Set<string>,
+    scope: Scope,
+  ): JsonSchema => {
     const out: Record<string, unknown> = {}
     const readOnly = new Set<string>()
+    const own = new Set([...(scope.inherited ?? []), ...declaredNames(node, document)])
+    const memberScope = (key: string): Scope => {
+      if (key === 'not' || key === 'if') return { condition: true }
+      if (!SAME_INSTANCE.has(key)) return NO_SCOPE
+      return { inherited: own, ...(scope.condition ? { condition: true } : {}) }
+    }
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-') || DROPPED.has(key)) continue
       const at = childPointer(pointer, key)
+      const inner = memberScope(key)
       if (key === 'properties' && isRecord(value)) out.properties = walkProperties(value, at, defs, readOnly)
       else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
-      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
+      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs, inner)
       else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
-        out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs))
-      else if (SINGLE_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
+        out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs, inner))
+      else if (SINGLE_KEYWORDS.has(key))
+        out[key] = typeof value === 'boolean' ? value : walk(value, at, defs, inner)
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
     repairType(node, out)
     repairKeywords(out, pointer, sink)
     repairArrayItems(out, pointer)
-    repairRequired(out, pointer, readOnly)
+    if (!scope.condition) repairRequired(out, pointer, readOnly, scope)
     return repairClosedAlternatives(mergeObjectAllOf(out, pointer), pointer)
   }
 
@@ -305,8 +335,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return { items: typeof value === 'boolean' ? value : walk(value, pointer, defs) }
   }
 
-  const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>) =>
-    Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, childPointer(pointer, k), defs)]))
+  const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>, scope: Scope) =>
+    Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, walk(v, childPointer(pointer, k), defs, scope)]),
+    )
 
   const repairArrayItems = (out: Record<string, unknown>, pointer: string): void => {
     if (!typeIncludes(out.type, 'array') || 'items' in out || 'prefixItems' in out) return
@@ -318,10 +350,20 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     out.items = {}
   }
 
+  /**
+   * `required` ⊆ the names the object declares (SPEC §1): its properties, its allOf members' and
+   * oneOf/anyOf branches' (repairClosedAlternatives places those), and its parent's when it is a
+   * member of one. A name declared nowhere is dropped with a warning: it is a typo or a stale name
+   * (Box's `appears.start`), which no agent can fill — it is not invented as an any-type property.
+   * A name a schema-valued additionalProperties or a patternProperties entry admits is declared by
+   * it and stays. An object that declares no names at all keeps its `required` when it is open (a
+   * presence rule) and loses it when it is closed (`additionalProperties: false`: unsatisfiable).
+   */
   const repairRequired = (
     out: Record<string, unknown>,
     pointer: string,
     readOnly: ReadonlySet<string>,
+    scope: Scope,
   ): void => {
     if (!('required' in out)) return
     if (!Array.isArray(out.required) || out.required.some((name) => typeof name !== 'string')) {
@@ -333,19 +375,55 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       delete out.required
       return
     }
-    const properties = out.properties
-    if (!isRecord(properties) || out.allOf || out.anyOf || out.oneOf) return
-    const known = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))
-    for (const name of out.required as string[]) {
+    if (out.type !== undefined && !typeIncludes(out.type, 'object')) {
+      moveRequiredIntoItems(out, pointer)
+      return
+    }
+    const declared = new Set([...(scope.inherited ?? []), ...declaredNames(out, document)])
+    const closed = out.additionalProperties === false || out.unevaluatedProperties === false
+    if (declared.size === 0 && !closed) return
+    const admitted = admittedBy(out)
+    const names = [...new Set(out.required as string[])]
+    const known = names.filter((name) => declared.has(name) || admitted(name))
+    for (const name of names) {
       if (known.includes(name) || readOnly.has(name)) continue
       sink.warn(
         'schema-required-unknown',
         childPointer(pointer, 'required'),
-        `required names ${name}, which is not a property`,
+        closed && declared.size === 0
+          ? `required names ${name}, but the object is closed and declares no properties; it is dropped from required`
+          : `required names ${name}, which is not a property; it is dropped from required`,
       )
     }
-    if (known.length > 0) out.required = [...new Set(known)]
+    if (known.length > 0) out.required = known
     else delete out.required
+  }
+
+  /**
+   * `required` on a schema that is no object names properties it cannot have. On an array whose
+   * items declare those names (Box's skill cards: `appears: { type: array, items: { properties:
+   * { start, end } }, required: [start, end] }`) it was meant for the items: it moves there.
+   * Whatever the items do not declare is dropped. Each name is a warning at the `required`.
+   */
+  const moveRequiredIntoItems = (out: Record<string, unknown>, pointer: string): void => {
+    const names = [...new Set(out.required as string[])]
+    const items = isRecord(out.items) ? out.items : undefined
+    const itemNames = items && isRecord(items.properties) ? items.properties : {}
+    const moved = names.filter((name) => Object.hasOwn(itemNames, name))
+    for (const name of names) {
+      sink.warn(
+        'schema-required-unknown',
+        childPointer(pointer, 'required'),
+        moved.includes(name)
+          ? `required names ${name}, a property of the array's items, not of the array; it is moved into items`
+          : `required names ${name}, but the schema is no object; it is dropped from required`,
+      )
+    }
+    delete out.required
+    if (items && moved.length > 0) {
+      const own = Array.isArray(items.required) ? (items.required as string[]) : []
+      out.items = { ...items, required: [...new Set([...own, ...moved])] }
+    }
   }
 
   const resolveObject = (node: unknown, pointer: string) => {
@@ -423,4 +501,47 @@ function defName(ref: string): string {
   const token = unescapePointerToken(component?.[1] ?? ref.split('/').pop() ?? 'schema')
   const clean = token.replace(/[^a-zA-Z0-9_.-]/g, '_').slice(0, 48) || 'schema'
   return component && clean === token ? clean : `${clean}_${shortHash(ref, 6)}`
+}
+
+/** The cache key of a reference normalized in a scope: the scope's names are part of the result. */
+function scopeKey(ref: string, scope: Scope): string {
+  if (!scope.inherited && !scope.condition) return ref
+  return `${ref}\u0000${scope.condition ? '?' : ''}${[...(scope.inherited ?? [])].sort().join('\u0000')}`
+}
+
+/**
+ * Property names a schema declares for its instance: its own properties and, following local
+ * references, its allOf members' and oneOf/anyOf branches'.
+ */
+function declaredNames(schema: unknown, document: unknown, depth = 0): Set<string> {
+  const node =
+    isRecord(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#')
+      ? resolvePointer(document, schema.$ref)
+      : schema
+  if (!isRecord(node) || depth > 8) return new Set()
+  const names = new Set(isRecord(node.properties) ? Object.keys(node.properties) : [])
+  const members = [
+    ...(Array.isArray(node.allOf) ? node.allOf : []),
+    ...(Array.isArray(node.oneOf) ? node.oneOf : []),
+    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+  ]
+  for (const member of members) for (const name of declaredNames(member, document, depth + 1)) names.add(name)
+  return names
+}
+
+/** Whether a name not in properties is still declared: by a patternProperties entry or a schema-valued additionalProperties. */
+function admittedBy(schema: Record<string, unknown>): (name: string) => boolean {
+  const extra = schema.additionalProperties
+  // `{ not: {} }` is how a `false` schema is normalized: it admits nothing.
+  const admitsNothing = isRecord(extra) && isRecord(extra.not) && Object.keys(extra.not).length === 0
+  if (isRecord(extra) && !admitsNothing) return () => true
+  const patterns = isRecord(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
+  const regexes = patterns.flatMap((pattern) => {
+    try {
+      return [new RegExp(pattern, 'u')]
+    } catch {
+      return []
+    }
+  })
+  return (name) => regexes.some((regex) => regex.test(name))
 }
