@@ -68,7 +68,69 @@ export function deriveRequestBody(
   }
   const schemaPointer = childPointer(resolved.pointer, 'content', contentType, 'schema')
   const root = expandRecursiveRoot(getOwn(schemas, contentType)!, ctx.defsFor(defs))
-  return { body, contentType, candidates: bodyCandidates(body, contentType, root, schemaPointer), defs }
+  if (isMultipart(contentType) && !declaresParts(root)) {
+    const parts = impliedParts(body, contentType, root, schemaPointer)
+    sink.warn(
+      'body-parts-undeclared',
+      schemaPointer,
+      `the ${contentType} body declares no parts; what the caller sends travels as the part${parts.length > 1 ? 's' : ''} ${parts.map((part) => JSON.stringify(part.name)).join(', ')}`,
+    )
+    return { body, contentType, candidates: parts, defs }
+  }
+  const candidates = bodyCandidates(body, contentType, root, schemaPointer)
+  if (isUndeclaredForm(contentType, root))
+    sink.warn(
+      'body-parts-undeclared',
+      schemaPointer,
+      `the ${contentType} body declares no fields; the caller's object is sent as name=value pairs`,
+    )
+  return { body, contentType, candidates, defs }
+}
+
+/**
+ * Whether a multipart schema says which parts there are: declared properties, a map of parts
+ * (schema-valued additionalProperties), or alternatives and references that may declare them.
+ */
+function declaresParts(schema: JsonSchema): boolean {
+  if (isRecord(schema.properties) && Object.keys(schema.properties).length > 0) return true
+  if (schema.oneOf || schema.anyOf || schema.allOf || schema.$ref || schema.patternProperties) return true
+  return isRecord(schema.additionalProperties)
+}
+
+/**
+ * A multipart body that declares no parts (Jira's attachment upload: an array of files; rclone's
+ * `{}`) still carries what the caller sends, in parts named as the spec implies: the keys of its
+ * `encoding` map, else `file` — the name such uploads use. A part is a file (base64), or text when
+ * its declared content type is text or JSON; an array schema makes it a list, one part per item.
+ */
+function impliedParts(
+  body: RequestBody,
+  contentType: string,
+  schema: JsonSchema,
+  pointer: string,
+): ArgumentCandidate[] {
+  const encodings = getOwn(body.encodings, contentType) ?? {}
+  const names = Object.keys(encodings).length > 0 ? Object.keys(encodings) : ['file']
+  const isList = schema.type === 'array'
+  return names.map((name) => {
+    const textual = /^(text\/|application\/([\w.+-]+\+)?json\b)/i.test(
+      getOwn(encodings, name)?.contentType ?? '',
+    )
+    const note = `Sent as the ${contentType} part ${JSON.stringify(name)}${isList ? ', once per item' : ''} (the spec declares no parts).`
+    const described = [schema.description ?? body.description, note].filter(Boolean).join(' ')
+    const part: JsonSchema = textual ? { type: 'string' } : asBase64File({}, 'file content')
+    const argument: JsonSchema = isList
+      ? { type: 'array', items: part, description: described }
+      : { ...part, description: textual ? described : `${described} ${part.description}` }
+    return {
+      name,
+      location: 'body' as const,
+      target: { in: 'body' as const, name },
+      schema: argument,
+      required: body.required,
+      pointer,
+    }
+  })
 }
 
 /** A body that is itself a recursive type (`$ref: '#/$defs/Node'`) is opened one level so it can be flattened. */
@@ -90,6 +152,8 @@ function bodyCandidates(
   if (structured && isFlattenableObject(merged)) return propertyCandidates(contentType, merged, pointer)
   let whole = merged
   if (!structured && !isText(contentType)) whole = asBase64File(merged, `the raw ${contentType} body`)
+  else if (isUndeclaredForm(contentType, merged))
+    whole = { ...merged, type: 'object', description: joinText(merged.description, FORM_FIELDS) }
   else if (isText(contentType) && whole.type === undefined) whole = { ...whole, type: 'string' }
   if (body.description && whole.description === undefined) whole = { ...whole, description: body.description }
   return [
@@ -102,6 +166,22 @@ function bodyCandidates(
       pointer,
     },
   ]
+}
+
+const FORM_FIELDS = 'Form fields: each key is sent as one name=value pair (the spec declares no fields).'
+
+function joinText(...texts: unknown[]): string {
+  return texts.filter((text) => typeof text === 'string' && text !== '').join(' ')
+}
+
+/**
+ * A form body whose schema names no fields and is not a string (`{}`, an open `type: object`): its
+ * fields are whatever the caller sends. Stripe's `{ properties: {}, additionalProperties: false }`
+ * takes nothing, and stays so.
+ */
+function isUndeclaredForm(contentType: string, schema: JsonSchema): boolean {
+  if (!isForm(contentType) || declaresParts(schema) || schema.additionalProperties === false) return false
+  return schema.type === undefined || schema.type === 'object'
 }
 
 function propertyCandidates(contentType: string, schema: JsonSchema, pointer: string): ArgumentCandidate[] {

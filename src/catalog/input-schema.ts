@@ -30,9 +30,26 @@ const LOCATION_PRIORITY: readonly (ParameterLocation | 'body')[] = [
   'body',
 ]
 
-/** `filter[name]` → `filter_name`, `$top` → `top`; over-long keys keep a stable hash of the original. */
+/**
+ * Comparison operators in a name are its meaning, not noise: Twilio's range filters
+ * `DateCreated<` and `DateCreated>` must not both become `DateCreated` (and clash with it).
+ */
+const OPERATOR_WORDS: readonly [RegExp, string][] = [
+  [/<=/g, '_lte_'],
+  [/>=/g, '_gte_'],
+  [/!=/g, '_ne_'],
+  [/</g, '_lt_'],
+  [/>/g, '_gt_'],
+]
+
+/**
+ * `filter[name]` → `filter_name`, `$top` → `top`, `DateCreated<` → `DateCreated_lt`, `café` →
+ * `cafe`; a name with nothing left gets `arg_<hash>`, an over-long one keeps a stable hash of the original.
+ */
 export function sanitizeArgumentKey(name: string): string {
-  const cleaned = name
+  let text = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
+  for (const [operator, word] of OPERATOR_WORDS) text = text.replace(operator, word)
+  const cleaned = text
     .replace(/[^a-zA-Z0-9_.-]+/g, '_')
     .replace(/_+/g, '_')
     .replace(/^[_.-]+|[_.-]+$/g, '')
@@ -116,8 +133,15 @@ function uniqueKey(
     )
   }
   if (!taken.has(key)) return key
-  let renamed = sanitizeArgumentKey(`${candidate.location}_${candidate.name}`)
-  if (taken.has(renamed)) renamed = sanitizeArgumentKey(`${renamed}_${shortHash(candidate.pointer)}`)
+  const prefixed = sanitizeArgumentKey(`${candidate.location}_${candidate.name}`)
+  let renamed = prefixed
+  // A hash of where the input is declared and what it is called: stable, and lengthened until free,
+  // so no input can overwrite another (undeclared path variables share one pointer).
+  if (taken.has(renamed)) renamed = sanitizeArgumentKey(`${prefixed}_${shortHash(candidate.pointer)}`)
+  for (let length = 12; taken.has(renamed); length += 4)
+    renamed = sanitizeArgumentKey(
+      `${prefixed}_${shortHash(`${candidate.pointer}\n${candidate.location}:${candidate.name}`, length)}`,
+    )
   sink.warn(
     'argument-clash',
     candidate.pointer,

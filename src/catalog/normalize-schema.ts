@@ -7,6 +7,7 @@ import { anyValueSchema, typedOrAnyValue, withInferredType } from './infer-type.
 import { mergeAllOf } from './merge-all-of.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
+import { repairKeywords } from './repair-keywords.js'
 import type { JsonSchema } from './types.js'
 
 /** A normalized schema and the recursive definitions (`$defs` entries) it refers to. */
@@ -44,6 +45,20 @@ const MAP_KEYWORDS = new Set<string>(SCHEMA_MAP_KEYWORDS)
 const LIST_KEYWORDS = new Set<string>(SCHEMA_LIST_KEYWORDS)
 // `items` is walked apart: its draft-4 tuple form becomes prefixItems.
 const SINGLE_KEYWORDS = new Set<string>(SCHEMA_KEYWORDS.filter((keyword) => keyword !== 'items'))
+
+/**
+ * What a subschema applying to the same instance as its parent (an allOf/anyOf/oneOf member,
+ * then/else, a dependentSchemas value) knows from it: the property names the parent declares,
+ * which its `required` may name (`oneOf: [{ required: [a] }, { required: [b] }]`). Under `not`
+ * and `if` a `required` is a condition, not an obligation: it is never repaired there.
+ */
+interface Scope {
+  readonly inherited?: ReadonlySet<string>
+  readonly condition?: boolean
+}
+const NO_SCOPE: Scope = {}
+/** Keywords whose schemas apply to the instance itself, each member with its siblings' names for allOf. */
+const SAME_INSTANCE = new Set(['allOf', 'anyOf', 'oneOf', 'then', 'else', 'dependentSchemas'])
 
 /** Deeper than any real schema; past it a document is hostile or broken, and recursion would overflow. */
 const MAX_DEPTH = 128
@@ -96,12 +111,12 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   }
 
   let depth = 0
-  const normalize = (node: unknown, pointer: string): NormalizedSchema => {
+  const normalize = (node: unknown, pointer: string, scope: Scope = NO_SCOPE): NormalizedSchema => {
     const defs = new Set<string>()
-    return { schema: walk(node, pointer, defs), defs }
+    return { schema: walk(node, pointer, defs, scope), defs }
   }
 
-  const walk = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+  const walk = (node: unknown, pointer: string, defs: Set<string>, scope: Scope = NO_SCOPE): JsonSchema => {
     if (depth >= MAX_DEPTH) {
       sink.warn(
         'schema-too-deep',
@@ -112,13 +127,13 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
     depth++
     try {
-      return walkNode(node, pointer, defs)
+      return walkNode(node, pointer, defs, scope)
     } finally {
       depth--
     }
   }
 
-  const walkNode = (node: unknown, pointer: string, defs: Set<string>): JsonSchema => {
+  const walkNode = (node: unknown, pointer: string, defs: Set<string>, scope: Scope): JsonSchema => {
     if (node === true) return {}
     if (node === false) return { not: {} }
     if (!isRecord(node)) {
@@ -129,8 +144,8 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       )
       return {}
     }
-    if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs)
-    return walkKeywords(node, pointer, defs)
+    if (typeof node.$ref === 'string') return walkRef(node, node.$ref, pointer, defs, scope)
+    return walkKeywords(node, pointer, defs, scope)
   }
 
   const walkRef = (
@@ -138,8 +153,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     ref: string,
     pointer: string,
     defs: Set<string>,
+    scope: Scope,
   ): JsonSchema => {
     const siblings = refSiblings(node)
+    repairKeywords(siblings, pointer, sink)
     const target = ref.startsWith('#') ? resolvePointer(document, ref) : undefined
     if (target === undefined) {
       sink.warn('ref-dangling', pointer, `$ref ${ref} points at nothing; an empty schema stands in`)
@@ -160,10 +177,12 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       defKeys.set(name, key)
       return { ...siblings, $ref: `#/$defs/${name}` }
     }
-    let hit = inlined.get(key)
+    // A member normalized in a parent's scope may keep required names its parent declares.
+    const cacheKey = scopeKey(key, scope)
+    let hit = inlined.get(cacheKey)
     if (!hit) {
-      hit = normalize(target, key.slice(1))
-      inlined.set(key, hit)
+      hit = normalize(target, key.slice(1), scope)
+      inlined.set(cacheKey, hit)
     }
     for (const def of hit.defs) defs.add(def)
     return Object.keys(siblings).length === 0 ? hit.schema : { ...hit.schema, ...siblings }
@@ -201,30 +220,47 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return definition.schema
   }
 
-  const walkKeywords = (node: Record<string, unknown>, pointer: string, defs: Set<string>): JsonSchema => {
+  const walkKeywords = (
+    node: Record<string, unknown>,
+    pointer: string,
+    defs: Set<string>,
+    scope: Scope,
+  ): JsonSchema => {
     const out: Record<string, unknown> = {}
     const readOnly = new Set<string>()
+    const own = new Set([...(scope.inherited ?? []), ...declaredNames(node, document)])
+    const memberScope = (key: string): Scope => {
+      if (key === 'not' || key === 'if') return { condition: true }
+      if (!SAME_INSTANCE.has(key)) return NO_SCOPE
+      return { inherited: own, ...(scope.condition ? { condition: true } : {}) }
+    }
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-') || DROPPED.has(key)) continue
       const at = childPointer(pointer, key)
-      if (key === 'properties' && isRecord(value)) out.properties = walkProperties(value, at, defs, readOnly)
+      const inner = memberScope(key)
+      if (key === 'properties' && isRecord(value))
+        out.properties = walkProperties(propertiesMap(value, at), at, defs, readOnly)
       else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
-      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs)
+      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs, inner)
       else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
         out[key] = value.map((item, i) => {
-          const schema = walk(item, childPointer(at, i), defs)
+          const schema = walk(item, childPointer(at, i), defs, inner)
           // Union branches and tuple items stand where a value does; allOf members only constrain.
           return key === 'allOf' ? schema : typedOrAnyValue(schema)
         })
-      else if (SINGLE_KEYWORDS.has(key)) out[key] = typeof value === 'boolean' ? value : walk(value, at, defs)
+      else if (SINGLE_KEYWORDS.has(key))
+        out[key] = typeof value === 'boolean' ? value : walk(value, at, defs, inner)
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
     repairType(node, out)
-    repairRequired(out, pointer, readOnly)
-    const typed = { ...withInferredType(mergeObjectAllOf(out, pointer, defs), typeOfDefinition) }
+    repairKeywords(out, pointer, sink)
+    if (!scope.condition) repairRequired(out, pointer, readOnly, scope)
+    // Branches are repaired against the root as written, before an allOf beside them merges into it.
+    const repaired = repairClosedAlternatives(out, pointer)
+    const typed = { ...withInferredType(mergeObjectAllOf(repaired, pointer, defs), typeOfDefinition) }
     repairArrayItems(typed, pointer)
-    return repairClosedAlternatives(typed, pointer)
+    return typed
   }
 
   /**
@@ -238,39 +274,27 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     pointer: string,
   ): Record<string, unknown> => {
     const branches = (schema.oneOf ?? schema.anyOf) as Record<string, unknown>[] | undefined
-    if (!Array.isArray(branches)) return schema
+    if (!Array.isArray(branches) || isRecord(schema.properties)) return schema
     const declared = branches.map((branch) => propertyNames(branch))
     if (declared.some((names) => names.size === 0)) return schema
-    const own = propertyNames(schema)
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : []
     const declaredBy = (name: string) => declared.filter((names) => names.has(name)).length
-    // Names the root declares (its own or merged from an allOf), every branch does, or none does (they
-    // live in an allOf beside) stay at the root.
-    const staying = required.filter(
-      (name) => own.has(name) || declaredBy(name) === 0 || declaredBy(name) === branches.length,
-    )
-    // A closed root forbids what only its branches declare.
-    const closesOut =
-      schema.additionalProperties === false && declared.some((names) => [...names].some((n) => !own.has(n)))
-    if (!closesOut && staying.length === required.length) return schema
+    // Names every branch declares, or none does (they live in an allOf beside), stay at the root.
+    const staying = required.filter((name) => declaredBy(name) === 0 || declaredBy(name) === branches.length)
+    if (schema.additionalProperties !== false && staying.length === required.length) return schema
     sink.warn(
       'schema-closed-alternatives',
       pointer,
       'the root closes itself or requires properties that only its oneOf/anyOf branches declare; the required names move into those branches',
     )
     const key = schema.oneOf ? 'oneOf' : 'anyOf'
-    const { additionalProperties, required: __, ...rest } = schema
+    const { additionalProperties: _, required: __, ...rest } = schema
     const moved = branches.map((branch, i) => {
-      const movedHere = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
-      const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...movedHere])]
+      const own = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
+      const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...own])]
       return names.length > 0 ? { ...branch, required: names } : branch
     })
-    return {
-      ...rest,
-      ...(closesOut || additionalProperties === undefined ? {} : { additionalProperties }),
-      ...(staying.length > 0 ? { required: staying } : {}),
-      [key]: moved,
-    }
+    return { ...rest, ...(staying.length > 0 ? { required: staying } : {}), [key]: moved }
   }
 
   /**
@@ -295,6 +319,29 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       )
     }
     return merged.schema as Record<string, unknown>
+  }
+
+  /**
+   * `properties: { $ref: '#/…/properties' }` — a reference to a whole map of properties, which
+   * bundlers write when a source file's `properties` is one `$ref` (DigitalOcean's load balancer
+   * bodies): read literally it is one property named `$ref` whose schema is a string, and the
+   * properties the branch requires (`droplet_ids`) are lost. The map it points at is meant.
+   */
+  const propertiesMap = (value: Record<string, unknown>, pointer: string): Record<string, unknown> => {
+    const ref = value.$ref
+    if (Object.keys(value).length !== 1 || typeof ref !== 'string' || !ref.startsWith('#')) return value
+    const target = resolvePointer(document, ref)
+    if (
+      !isRecord(target) ||
+      Object.values(target).some((schema) => !isRecord(schema) && typeof schema !== 'boolean')
+    )
+      return value
+    sink.warn(
+      'schema-properties-ref',
+      pointer,
+      `properties is a $ref to ${ref}, a map of properties; its properties are used (not one property named $ref)`,
+    )
+    return target
   }
 
   const walkProperties = (
@@ -328,8 +375,10 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return { items: value === true ? anyValueSchema() : typedOrAnyValue(walk(value, pointer, defs)) }
   }
 
-  const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>) =>
-    Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v, childPointer(pointer, k), defs)]))
+  const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>, scope: Scope) =>
+    Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, walk(v, childPointer(pointer, k), defs, scope)]),
+    )
 
   const repairArrayItems = (out: Record<string, unknown>, pointer: string): void => {
     if (!typeIncludes(out.type, 'array') || 'items' in out || 'prefixItems' in out) return
@@ -341,10 +390,20 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     out.items = anyValueSchema()
   }
 
+  /**
+   * `required` ⊆ the names the object declares (SPEC §1): its properties, its allOf members' and
+   * oneOf/anyOf branches' (repairClosedAlternatives places those), and its parent's when it is a
+   * member of one. A name declared nowhere is dropped with a warning: it is a typo or a stale name
+   * (Box's `appears.start`), which no agent can fill — it is not invented as an any-type property.
+   * A name a schema-valued additionalProperties or a patternProperties entry admits is declared by
+   * it and stays. An object that declares no names at all keeps its `required` when it is open (a
+   * presence rule) and loses it when it is closed (`additionalProperties: false`: unsatisfiable).
+   */
   const repairRequired = (
     out: Record<string, unknown>,
     pointer: string,
     readOnly: ReadonlySet<string>,
+    scope: Scope,
   ): void => {
     if (!('required' in out)) return
     if (!Array.isArray(out.required) || out.required.some((name) => typeof name !== 'string')) {
@@ -356,19 +415,55 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       delete out.required
       return
     }
-    const properties = out.properties
-    if (!isRecord(properties) || out.allOf || out.anyOf || out.oneOf) return
-    const known = (out.required as string[]).filter((name) => Object.hasOwn(properties, name))
-    for (const name of out.required as string[]) {
+    if (out.type !== undefined && !typeIncludes(out.type, 'object')) {
+      moveRequiredIntoItems(out, pointer)
+      return
+    }
+    const declared = new Set([...(scope.inherited ?? []), ...declaredNames(out, document)])
+    const closed = out.additionalProperties === false || out.unevaluatedProperties === false
+    if (declared.size === 0 && !closed) return
+    const admitted = admittedBy(out)
+    const names = [...new Set(out.required as string[])]
+    const known = names.filter((name) => declared.has(name) || admitted(name))
+    for (const name of names) {
       if (known.includes(name) || readOnly.has(name)) continue
       sink.warn(
         'schema-required-unknown',
         childPointer(pointer, 'required'),
-        `required names ${name}, which is not a property`,
+        closed && declared.size === 0
+          ? `required names ${name}, but the object is closed and declares no properties; it is dropped from required`
+          : `required names ${name}, which is not a property; it is dropped from required`,
       )
     }
-    if (known.length > 0) out.required = [...new Set(known)]
+    if (known.length > 0) out.required = known
     else delete out.required
+  }
+
+  /**
+   * `required` on a schema that is no object names properties it cannot have. On an array whose
+   * items declare those names (Box's skill cards: `appears: { type: array, items: { properties:
+   * { start, end } }, required: [start, end] }`) it was meant for the items: it moves there.
+   * Whatever the items do not declare is dropped. Each name is a warning at the `required`.
+   */
+  const moveRequiredIntoItems = (out: Record<string, unknown>, pointer: string): void => {
+    const names = [...new Set(out.required as string[])]
+    const items = isRecord(out.items) ? out.items : undefined
+    const itemNames = items && isRecord(items.properties) ? items.properties : {}
+    const moved = names.filter((name) => Object.hasOwn(itemNames, name))
+    for (const name of names) {
+      sink.warn(
+        'schema-required-unknown',
+        childPointer(pointer, 'required'),
+        moved.includes(name)
+          ? `required names ${name}, a property of the array's items, not of the array; it is moved into items`
+          : `required names ${name}, but the schema is no object; it is dropped from required`,
+      )
+    }
+    delete out.required
+    if (items && moved.length > 0) {
+      const own = Array.isArray(items.required) ? (items.required as string[]) : []
+      out.items = { ...items, required: [...new Set([...own, ...moved])] }
+    }
   }
 
   const resolveObject = (node: unknown, pointer: string) => {
@@ -446,4 +541,56 @@ function defName(ref: string): string {
   const token = unescapePointerToken(component?.[1] ?? ref.split('/').pop() ?? 'schema')
   const clean = token.replace(/[^a-zA-Z0-9_.-]/g, '_').slice(0, 48) || 'schema'
   return component && clean === token ? clean : `${clean}_${shortHash(ref, 6)}`
+}
+
+/** The cache key of a reference normalized in a scope: the scope's names are part of the result. */
+function scopeKey(ref: string, scope: Scope): string {
+  if (!scope.inherited && !scope.condition) return ref
+  return `${ref}\u0000${scope.condition ? '?' : ''}${[...(scope.inherited ?? [])].sort().join('\u0000')}`
+}
+
+/**
+ * Property names a schema declares for its instance: its own properties and, following local
+ * references, its allOf members' and oneOf/anyOf branches'.
+ */
+function declaredNames(schema: unknown, document: unknown, depth = 0): Set<string> {
+  const node =
+    isRecord(schema) && typeof schema.$ref === 'string' && schema.$ref.startsWith('#')
+      ? resolvePointer(document, schema.$ref)
+      : schema
+  if (!isRecord(node) || depth > 8) return new Set()
+  const names = new Set(Object.keys(referencedMap(node.properties, document)))
+  const members = [
+    ...(Array.isArray(node.allOf) ? node.allOf : []),
+    ...(Array.isArray(node.oneOf) ? node.oneOf : []),
+    ...(Array.isArray(node.anyOf) ? node.anyOf : []),
+  ]
+  for (const member of members) for (const name of declaredNames(member, document, depth + 1)) names.add(name)
+  return names
+}
+
+/** A `properties` value, or the map it points at when it is written as one `$ref` (see propertiesMap). */
+function referencedMap(value: unknown, document: unknown): Record<string, unknown> {
+  if (!isRecord(value)) return {}
+  const ref = value.$ref
+  if (Object.keys(value).length !== 1 || typeof ref !== 'string' || !ref.startsWith('#')) return value
+  const target = resolvePointer(document, ref)
+  return isRecord(target) ? target : value
+}
+
+/** Whether a name not in properties is still declared: by a patternProperties entry or a schema-valued additionalProperties. */
+function admittedBy(schema: Record<string, unknown>): (name: string) => boolean {
+  const extra = schema.additionalProperties
+  // `{ not: {} }` is how a `false` schema is normalized: it admits nothing.
+  const admitsNothing = isRecord(extra) && isRecord(extra.not) && Object.keys(extra.not).length === 0
+  if (isRecord(extra) && !admitsNothing) return () => true
+  const patterns = isRecord(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
+  const regexes = patterns.flatMap((pattern) => {
+    try {
+      return [new RegExp(pattern, 'u')]
+    } catch {
+      return []
+    }
+  })
+  return (name) => regexes.some((regex) => regex.test(name))
 }

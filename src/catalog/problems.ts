@@ -46,12 +46,21 @@ export const PROBLEM_CODES = {
   'schema-too-deep':
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
   'schema-array-without-items': 'an array schema has no items; items of any value were added',
-  'schema-required-unknown': 'required names a property that does not exist; it was removed from required',
+  'schema-required-unknown':
+    'required names a property that nothing in its object (nor the object it is a member of) declares; it was removed from required',
   'schema-allof-closed': "allOf members each forbid the others' properties; they are merged into one object",
   'schema-closed-alternatives':
     'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
   'schema-false-property': 'a property schema is false; the property was removed',
+  'schema-properties-ref':
+    'properties is written as a $ref to a map of properties (a bundling artifact); the map it points at is used',
+  'schema-keyword-invalid':
+    'a keyword has a value JSON Schema 2020-12 forbids (exclusiveMaximum: true, minLength: "3"); translated, or left out',
+  'schema-pattern-invalid':
+    'a pattern is not an ECMAScript (u-mode) regular expression; translated where exact, or left out',
   'body-without-content': 'a request body declares no content; the operation takes no body',
+  'body-parts-undeclared':
+    'a multipart or form body declares no parts or fields; multipart content is sent as the parts its encoding map names, else as one part named file; a form body takes an object of fields',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
   'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
   'workflow-invalid': 'an Arazzo workflow or step is malformed',

@@ -46,6 +46,8 @@ export function encodeBody(
 
 /** OpenAPI form encoding: scalars `k=v`, scalar lists repeated (explode) or comma-joined, nested values in brackets. */
 function formUrlEncoded(value: unknown, encodings: Readonly<Record<string, PropertyEncoding>>): string {
+  // A string is the caller's own encoded form (a body declared as one): sent as it is.
+  if (typeof value === 'string') return value
   if (!isRecord(value)) return encodeValue(scalarText(value))
   const parts: string[] = []
   for (const [name, item] of Object.entries(value)) {
@@ -74,7 +76,11 @@ function multipart(
   violations: Violation[],
 ): FormData {
   const form = new FormData()
-  if (!isRecord(value)) return form
+  if (!isRecord(value)) {
+    // Never an empty multipart body in place of what the caller sent.
+    violations.push({ path: '/body', message: 'must be an object: a multipart body is a set of named parts' })
+    return form
+  }
   const properties = (tool.inputSchema.properties ?? {}) as Record<string, JsonSchema>
   const keyFor = new Map(
     Object.entries(tool.binding.arguments).flatMap(([key, t]) =>
@@ -85,9 +91,14 @@ function multipart(
     if (item === undefined || item === null) continue
     const declared = encodings[name]?.contentType
     const schema = properties[keyFor.get(name) ?? name] ?? {}
+    const at = `/${keyFor.get(name) ?? name}`
+    const items = isRecord(schema.items) ? (schema.items as JsonSchema) : undefined
     if (schema.contentEncoding === 'base64') {
-      const bytes = decodeBase64(item, `/${keyFor.get(name) ?? name}`, violations)
-      if (bytes) form.append(name, new Blob([bytes], { type: declared ?? 'application/octet-stream' }), name)
+      appendFile(form, name, decodeBase64(item, at, violations), declared)
+    } else if (Array.isArray(item) && items?.contentEncoding === 'base64') {
+      // A list of files is one part per file, all under the one name (OpenAPI: array properties repeat).
+      for (const [i, file] of item.entries())
+        appendFile(form, name, decodeBase64(file, `${at}/${i}`, violations), declared)
     } else if (typeof item === 'object') {
       form.append(name, new Blob([JSON.stringify(item)], { type: declared ?? 'application/json' }))
     } else if (declared) {
@@ -97,6 +108,10 @@ function multipart(
     }
   }
   return form
+}
+
+function appendFile(form: FormData, name: string, bytes: Buffer | undefined, type: string | undefined): void {
+  if (bytes) form.append(name, new Blob([bytes], { type: type ?? 'application/octet-stream' }), name)
 }
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/

@@ -10,9 +10,12 @@ type Schema = Record<string, unknown>
  *   optional argument, as null when unused;
  * - a string holding JSON where an object or list is expected is decoded — strict mode carries
  *   free-form objects that way, and models often send sub-objects as JSON text.
- * - a scalar of the wrong kind where the schema names one type is converted when that is exact:
- *   "5" for 5, "true" for true, 5 for "5", and one value where a list is expected — what Ajv's
- *   `coerceTypes: 'array'` does, here for both validators (validate-arguments.ts).
+ * - a scalar of the wrong kind where the schema names one type (null aside) is converted when
+ *   that is exact: "5" for 5, "true" for true, 5 for "5", and one value where a list is expected.
+ * The validator calls it only for arguments that failed as sent (validate-arguments.ts). Inside a
+ * oneOf/anyOf, a value whose JSON type some branch admits is never converted — converting it could
+ * make it match another branch too (issue 17 class 7); one no branch admits is converted for the
+ * first branch whose type the conversion reaches.
  * Works on a copy; anything it cannot repair is left for validation to report.
  */
 export function repairArguments(
@@ -32,6 +35,8 @@ function repairValue(schema: Schema, given: unknown, defs: Record<string, Schema
     const decoded = tryParse(given)
     if (decoded !== undefined) return repairValue(resolved, decoded, defs, depth + 1)
   }
+  const union = repairUnion(resolved, given, defs, depth)
+  if (union !== given) return union
   const value = coerceScalar(resolved, given)
   if (Array.isArray(value) && isRecord(resolved.items)) {
     return value.map((item) => repairValue(resolved.items as Schema, item, defs, depth + 1))
@@ -50,10 +55,41 @@ function repairValue(schema: Schema, given: unknown, defs: Record<string, Schema
   return value
 }
 
+/** The value repaired for the first union branch that then admits its type, when no branch admits it as it is. */
+function repairUnion(schema: Schema, given: unknown, defs: Record<string, Schema>, depth: number): unknown {
+  const branches = (schema.oneOf ?? schema.anyOf) as unknown
+  if (!Array.isArray(branches) || given === null || given === undefined) return given
+  const resolved = branches.map((branch) => (isRecord(branch) ? resolveRef(branch, defs) : undefined))
+  if (resolved.some((branch) => branch === undefined || admitsType(branch, given))) return given
+  for (const branch of resolved as Schema[]) {
+    const repaired = repairValue(branch, given, defs, depth + 1)
+    if (repaired !== given && admitsType(branch, repaired)) return repaired
+  }
+  return given
+}
+
+/** Whether the schema's `type` (none: any) admits the value's JSON type. */
+function admitsType(schema: Schema, value: unknown): boolean {
+  const types = typesOf(schema)
+  if (types.length === 0) return true
+  if (value === null) return types.includes('null')
+  if (Array.isArray(value)) return types.includes('array')
+  if (typeof value === 'number')
+    return types.includes('number') || (types.includes('integer') && Number.isInteger(value))
+  return types.includes(typeof value)
+}
+
+function typesOf(schema: Schema): string[] {
+  const { type } = schema
+  if (typeof type === 'string') return [type]
+  return Array.isArray(type) ? type.filter((name): name is string => typeof name === 'string') : []
+}
+
 /** The value as the one type its schema names, when the conversion loses nothing; else as it was. */
 function coerceScalar(schema: Schema, value: unknown): unknown {
-  const { type } = schema
-  if (typeof type !== 'string' || value === null || value === undefined) return value
+  const named = typesOf(schema).filter((name) => name !== 'null')
+  const type = named.length === 1 ? named[0] : undefined
+  if (type === undefined || value === null || value === undefined || admitsType(schema, value)) return value
   if (type === 'array') return Array.isArray(value) || isRecord(value) ? value : [value]
   if (typeof value === 'string') {
     if ((type === 'number' || type === 'integer') && value.trim() !== '' && Number.isFinite(Number(value))) {
@@ -83,11 +119,14 @@ function expectsStructure(schema: Schema): boolean {
   )
 }
 
+/** Whether null may be what the schema holds: a schema that names no type, enum, const or union takes any value. */
 function allowsNull(schema: Schema): boolean {
-  if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true
-  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true
+  if (schema.type !== undefined) return typesOf(schema).includes('null')
+  if (Array.isArray(schema.enum)) return schema.enum.includes(null)
+  if (schema.const !== undefined) return schema.const === null
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined
-  return Array.isArray(branches) && branches.some((branch) => isRecord(branch) && allowsNull(branch))
+  if (Array.isArray(branches)) return branches.some((branch) => isRecord(branch) && allowsNull(branch))
+  return !isRecord(schema.properties) && !isRecord(schema.items)
 }
 
 function tryParse(text: string): object | undefined {

@@ -2,7 +2,9 @@ import { type OutputUnit, Validator } from '@cfworker/json-schema'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { countSchemaNodes } from '../catalog/limits.js'
-import type { Tool } from '../catalog/types.js'
+import { isUnicodeRegExp } from '../catalog/repair-pattern.js'
+import type { JsonSchema, Tool } from '../catalog/types.js'
+import { isRecord } from '../util/is-record.js'
 import { repairArguments } from './repair-arguments.js'
 import type { Violation } from './types.js'
 
@@ -30,11 +32,17 @@ type Check = (args: Record<string, unknown>) => readonly Violation[]
 /**
  * Validates arguments against a tool's input schema (SPEC §3 step 1), listing every violation.
  * One validator per tool per catalog version, made on the tool's first call (compiling all of a
- * 1,000-tool catalog at boot would cost seconds). Common model slips ("5" for 5, one value for a
- * list, JSON text for an object) are repaired first (repair-arguments.ts), for both kinds.
+ * 1,000-tool catalog at boot would cost seconds).
+ *
+ * What the advertised schema accepts, the executor accepts, as it was sent: arguments are first
+ * checked as they are, by a validator that never coerces (Ajv's `coerceTypes` rewrote a string
+ * into the array branch of a oneOf, so a value matching one branch matched two and was refused —
+ * issue 17 class 7). Only arguments that fail are repaired (repair-arguments.ts: "5" for 5, one
+ * value for a list, JSON text for an object) and checked again; the same repairs, and no other
+ * coercion, for the compiled and the interpreted kind.
  */
 export function createArgumentValidator(): ArgumentValidator {
-  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, coerceTypes: 'array', logger: false }))
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, logger: false }))
   const checks = new Map<string, Check>()
   const checkFor = (tool: Tool) => {
     let check = checks.get(tool.id)
@@ -46,23 +54,61 @@ export function createArgumentValidator(): ArgumentValidator {
   }
   return {
     check(tool, args) {
-      const copy = repairArguments(tool.inputSchema, structuredClone(args) as Record<string, unknown>)
-      const violations = checkFor(tool)(copy)
-      return violations.length === 0 ? { ok: true, arguments: copy } : { ok: false, violations }
+      const check = checkFor(tool)
+      const copy = structuredClone(args) as Record<string, unknown>
+      if (check(copy).length === 0) return { ok: true, arguments: copy }
+      const repaired = repairArguments(tool.inputSchema, copy)
+      const violations = check(repaired)
+      return violations.length === 0 ? { ok: true, arguments: repaired } : { ok: false, violations }
     },
   }
 }
 
+/**
+ * A schema Ajv cannot compile, or one the interpreter would run with a keyword it cannot use, is
+ * never served unchecked: every call is refused with the reason (the catalog repairs what it can,
+ * normalize-schema.ts, so this is a last line).
+ */
 function makeCheck(ajv: Ajv2020, tool: Tool): Check {
-  if (countSchemaNodes(tool.inputSchema, COMPILED_SCHEMA_NODES) > COMPILED_SCHEMA_NODES)
-    return interpreted(tool)
+  if (countSchemaNodes(tool.inputSchema, COMPILED_SCHEMA_NODES) > COMPILED_SCHEMA_NODES) {
+    const defect = schemaDefect(ajv, tool.inputSchema)
+    return defect === undefined ? interpreted(tool) : () => [unusableSchema(defect)]
+  }
   try {
     const validate = ajv.compile(tool.inputSchema)
     return (args) => (validate(args) ? [] : (validate.errors ?? []).map(toViolation))
-  } catch {
-    // A schema Ajv cannot compile (a keyword it refuses) is interpreted rather than left unchecked.
-    return interpreted(tool)
+  } catch (err) {
+    return () => [unusableSchema((err as Error).message)]
   }
+}
+
+/** Keywords whose values are data, not schemas: a `pattern` key inside them is no regex. */
+const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples'])
+
+/**
+ * What would make a schema unusable, found without compiling it (interpreted schemas are the large
+ * ones): a keyword the 2020-12 meta-schema refuses, or a pattern that is no `u`-mode regex.
+ */
+function schemaDefect(ajv: Ajv2020, schema: JsonSchema): string | undefined {
+  if (!ajv.validateSchema(schema)) return ajv.errorsText(ajv.errors)
+  const pending: unknown[] = [schema]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (node === null || typeof node !== 'object') continue
+    if (Array.isArray(node)) {
+      pending.push(...node)
+      continue
+    }
+    for (const [key, value] of Object.entries(node)) {
+      if (DATA_KEYWORDS.has(key)) continue
+      const patterns = key === 'pattern' && typeof value === 'string' ? [value] : []
+      if (key === 'patternProperties' && isRecord(value)) patterns.push(...Object.keys(value))
+      const bad = patterns.find((pattern) => !isUnicodeRegExp(pattern))
+      if (bad !== undefined) return `Invalid regular expression: /${bad}/u`
+      pending.push(value)
+    }
+  }
+  return undefined
 }
 
 /** Container keywords whose failure is reported again, more precisely, by the keyword inside them. */
@@ -85,32 +131,29 @@ const CONTAINERS = new Set([
   'else',
 ])
 
-/**
- * A schema neither validator can use (a `pattern` that is no ECMAScript regex, say) never lets a
- * call through unchecked, nor crashes it: the call is refused, saying why.
- */
+/** A schema the interpreter still chokes on while validating never lets a call through, nor crashes it. */
 function interpreted(tool: Tool): Check {
   let validator: Validator
   try {
     // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
     validator = new Validator(structuredClone(tool.inputSchema) as object, '2020-12', false)
   } catch (err) {
-    return () => [unusableSchema(err)]
+    return () => [unusableSchema((err as Error).message)]
   }
   return (args) => {
     try {
       const { valid, errors } = validator.validate(args)
       return valid ? [] : errors.filter((unit) => !CONTAINERS.has(unit.keyword)).map(unitToViolation)
     } catch (err) {
-      return [unusableSchema(err)]
+      return [unusableSchema((err as Error).message)]
     }
   }
 }
 
-function unusableSchema(err: unknown): Violation {
+function unusableSchema(reason: string): Violation {
   return {
     path: '/',
-    message: `cannot be checked: the tool's input schema is invalid (${String((err as Error).message).slice(0, 200)}); the call is refused until the spec is fixed`,
+    message: `cannot be checked: the tool's input schema is invalid (${String(reason).slice(0, 200)}); the call is refused until the spec is fixed`,
   }
 }
 

@@ -352,6 +352,49 @@ describe('composed request bodies become arguments (issue 17 class 2)', () => {
     assert.equal(problemsOf(catalog, 'schema-allof-closed').length, 1)
   })
 
+  test("properties written as a $ref to a map (DigitalOcean's bundled load balancers): the map is used, its required fields declared", async () => {
+    const catalog = await catalogOf({
+      'lb.yaml': openapi(
+        {
+          '/lb': {
+            post: {
+              operationId: 'create',
+              requestBody: json({
+                oneOf: [
+                  {
+                    allOf: [
+                      { type: 'object', properties: { $ref: '#/components/schemas/droplets/properties' } },
+                      { type: 'object', properties: { name: { type: 'string' } } },
+                    ],
+                    required: ['droplet_ids'],
+                  },
+                  { type: 'object', properties: { tag: { type: 'string' } }, required: ['tag'] },
+                ],
+              }),
+              responses: ok,
+            },
+          },
+        },
+        {
+          components: {
+            schemas: {
+              droplets: {
+                type: 'object',
+                properties: { droplet_ids: { type: 'array', items: { type: 'integer' } } },
+              },
+            },
+          },
+        },
+      ),
+    })
+    const body = (toolById(catalog, 'lb:create').inputSchema.properties as Record<string, JsonSchema>).body!
+    const first = (body.oneOf as JsonSchema[])[0]!
+    assert.deepEqual(Object.keys(first.properties as object), ['droplet_ids', 'name'])
+    assert.deepEqual(first.required, ['droplet_ids'])
+    assert.equal(problemsOf(catalog, 'schema-properties-ref').length, 1)
+    assert.deepEqual(problemsOf(catalog, 'schema-required-unknown'), [])
+  })
+
   test('mutually recursive allOf definitions neither loop nor lose the tool', async () => {
     const catalog = await catalogOf({
       'r.yaml': openapi(

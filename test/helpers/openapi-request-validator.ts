@@ -31,8 +31,16 @@ const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 /** A validator for one source document; `check` returns the broken rules (empty when accepted). */
 export function createRequestValidator(sourceDocument: Json) {
   const document = requestSideView(sourceDocument)
+  // The upstream reads patterns as the spec's authors meant them, not in ECMAScript's `u` mode:
+  // DigitalOcean's `^[a-zA-Z0-9_\-\:]+$` is a fine regex without it and a syntax error with it.
   const strict = addFormats(
-    new Ajv2020({ strict: false, allErrors: true, logger: false, validateSchema: false }),
+    new Ajv2020({
+      strict: false,
+      allErrors: true,
+      logger: false,
+      validateSchema: false,
+      unicodeRegExp: false,
+    }),
   )
   const coercing = addFormats(
     new Ajv2020({
@@ -40,6 +48,7 @@ export function createRequestValidator(sourceDocument: Json) {
       allErrors: true,
       logger: false,
       validateSchema: false,
+      unicodeRegExp: false,
       coerceTypes: 'array',
     }),
   )
@@ -120,7 +129,8 @@ export function createRequestValidator(sourceDocument: Json) {
             errors.push(`${param.in} parameter ${param.name} is missing`)
           continue
         }
-        const value = param.in === 'query' ? itemsAsJson(found, shape) : found
+        const value =
+          param.in === 'query' ? itemsAsJson(found, shape, (schema) => resolve(schema, '').value) : found
         validate(coercing, schemaPointer, value, `${param.in} parameter ${param.name}`, errors)
       }
       for (const [key] of query)
@@ -344,15 +354,16 @@ function readParameter(param: Param, sources: Sources, claimed: Set<string>, sch
  * structured — are undefined by OpenAPI; toolgate sends each as one JSON document (docs/executor.md),
  * so they are read back as JSON.
  */
-function itemsAsJson(value: unknown, schema: unknown): unknown {
-  const items = (schema as Json | undefined)?.items
-  if (Array.isArray(value) && typeOf(items) === 'object')
-    return value.map((item) => (typeof item === 'string' ? tryJson(item) : item))
+function itemsAsJson(value: unknown, schema: unknown, deref: (schema: unknown) => unknown): unknown {
+  const items = deref((schema as Json | undefined)?.items)
+  if (typeOf(items) === 'object' && (Array.isArray(value) || typeof value === 'string'))
+    return [value].flat().map((item) => (typeof item === 'string' ? tryJson(item) : item))
   const properties = ((schema as Json | undefined)?.properties ?? {}) as Record<string, Json>
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => {
-      const structured = typeOf(properties[key]) === 'object' || typeOf(properties[key]) === 'array'
+      const property = deref(properties[key])
+      const structured = typeOf(property) === 'object' || typeOf(property) === 'array'
       return [key, structured && typeof item === 'string' ? tryJson(item) : item]
     }),
   )
