@@ -130,6 +130,9 @@ export function deriveToolOutput(
   const media = content[contentType]
   if (!isRecord(media) || media.schema === undefined)
     return { reason: `the ${status} JSON response has no schema` }
+  // An array answer (GitHub: 263 of 1,223 operations) is refused before its items are walked.
+  if (isArrayOnly(ctx.followRefs(media.schema)))
+    return { reason: `the ${status} JSON response is an array, MCP output schemas must be objects` }
   const at = childPointer(resolved.pointer, 'content', contentType, 'schema')
   const normalized = ctx.output.normalize(media.schema, at)
   const defs = ctx.output.defsFor(normalized.defs)
@@ -146,28 +149,43 @@ export function deriveToolOutput(
     type: 'object',
     ...(Object.keys(defs).length > 0 ? { $defs: defs } : {}),
   }
-  if (countNodes(schema) <= outputSchemaNodes) return { status, contentType, schema }
+  if (countNodes(schema, outputSchemaNodes) <= outputSchemaNodes) return { status, contentType, schema }
   const top = topLevelOf(root)
-  if (countNodes(top) <= outputSchemaNodes) return { status, contentType, schema: top, topLevelOnly: true }
+  if (countNodes(top, outputSchemaNodes) <= outputSchemaNodes)
+    return { status, contentType, schema: top, topLevelOnly: true }
   return {
     reason: `the ${status} JSON response schema has more than ${outputSchemaNodes} nodes even at its top level (limits.outputSchemaNodes)`,
   }
 }
 
 /**
- * Objects and arrays in a schema, each occurrence counted, as countSchemaNodes does; each shared
- * subtree (a component inlined in many responses: Kubernetes' ObjectMeta) is counted once and
- * remembered, so judging a thousand tools does not walk the same components a thousand times.
+ * Objects and arrays in a schema, each occurrence counted, as countSchemaNodes does, up to just
+ * past `limit`; each shared subtree (a component inlined in many responses: Kubernetes'
+ * ObjectMeta) is counted once and remembered, so a thousand tools do not walk it a thousand times.
  */
 const nodeCounts = new WeakMap<object, number>()
-function countNodes(node: object): number {
+/** For a subtree whose count was cut short: the largest limit it is known to exceed. */
+const exceeds = new WeakMap<object, number>()
+function countNodes(node: object, limit: number): number {
   const known = nodeCounts.get(node)
   if (known !== undefined) return known
+  if ((exceeds.get(node) ?? -1) >= limit) return limit + 1
   let count = 1
-  for (const child of Object.values(node))
-    if (child !== null && typeof child === 'object') count += countNodes(child)
+  for (const child of Object.values(node)) {
+    if (child !== null && typeof child === 'object') count += countNodes(child, limit)
+    if (count > limit) {
+      exceeds.set(node, Math.max(limit, exceeds.get(node) ?? -1))
+      return count
+    }
+  }
   nodeCounts.set(node, count)
   return count
+}
+
+function isArrayOnly(schema: unknown): boolean {
+  if (!isRecord(schema)) return false
+  const types = Array.isArray(schema.type) ? schema.type.filter((type) => type !== 'null') : [schema.type]
+  return types.length === 1 && types[0] === 'array'
 }
 
 const ANNOTATIONS = ['title', 'description', 'deprecated'] as const
