@@ -10,7 +10,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { type Catalog, DISCOVER_VIEW } from '../src/catalog/index.js'
+import { type Catalog, DISCOVER_VIEW, type Tool } from '../src/catalog/index.js'
 import {
   checkArgumentValues,
   DEFAULT_ARGUMENT_DEPTH,
@@ -18,7 +18,12 @@ import {
   nestsDeeperThan,
   type Violation,
 } from '../src/executor/index.js'
-import { renderCallResult, renderMcpContext, renderMcpTools } from '../src/formats/index.js'
+import {
+  type McpCallResult,
+  renderCallResult,
+  renderMcpContext,
+  renderMcpTools,
+} from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
@@ -26,6 +31,28 @@ import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
 
 export const MCP_PAGE_SIZE = 100
+
+/**
+ * 2026-07-28 cache hints (`ttlMs`, `cacheScope` on the cacheable results): lists and reads may be
+ * kept a minute. A reload is seen by a caching client within that minute; tools stay callable by
+ * name meanwhile, and a removed one answers "Unknown tool".
+ */
+export const MCP_CACHE_TTL_MS = 60_000
+const CACHEABLE_METHODS = [
+  'tools/list',
+  'prompts/list',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'server/discover',
+] as const
+type CacheHints = NonNullable<ConstructorParameters<typeof Server>[1]>['cacheHints']
+
+/** Shared caches may keep what does not depend on the caller: everything, while access is open. */
+function cacheHintsFor(mode: 'open' | 'clients' | 'closed'): CacheHints {
+  const hint = { ttlMs: MCP_CACHE_TTL_MS, cacheScope: mode === 'open' ? 'public' : 'private' } as const
+  return Object.fromEntries(CACHEABLE_METHODS.map((method) => [method, hint]))
+}
 
 interface McpRoute {
   Querystring: { profile?: string; strict?: string }
@@ -87,11 +114,12 @@ export default async function mcp(fastify: FastifyInstance) {
     done(null, body),
   )
   const argumentDepth = fastify.config.file.limits?.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
+  const cacheHints = cacheHintsFor(fastify.access.config.mode)
   const calls = new AsyncLocalStorage<McpCall>()
   const serverForThisRequest = () => {
     const call = calls.getStore()
     if (!call) throw new Error('an MCP server was asked for outside a request')
-    return createServer(fastify, call)
+    return createServer(fastify, call, cacheHints)
   }
   // 2026-07-28 traffic: the SDK's per-request entry (server/discover, envelope, version errors).
   const modern = createMcpHandler(serverForThisRequest, {
@@ -247,6 +275,7 @@ const CONNECTION_CLOSED = -32000
 function createServer(
   fastify: FastifyInstance,
   { snapshot, view, strict, request, refused: early }: McpCall,
+  cacheHints: CacheHints,
 ): Server {
   const server = new Server(
     { name: 'toolgate', version: PACKAGE_VERSION },
@@ -256,6 +285,7 @@ function createServer(
         resources: { listChanged: false },
         prompts: { listChanged: false },
       },
+      cacheHints,
     },
   )
   const visible = fastify.access.catalogFor(request.caller, snapshot.catalog)
@@ -319,7 +349,27 @@ function createServer(
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },
     )
     request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
-    return renderCallResult(outcome, tool.wireName)
+    const result = renderCallResult(outcome, tool.wireName)
+    const mismatch = outputMismatch(tool, result, snapshot)
+    if (mismatch) {
+      fastify.gatewayMetrics.outputMismatch(tool.serviceId)
+      request.log.info(
+        { tool: tool.id, pointer: mismatch.path, problem: mismatch.message, client, via: 'mcp' },
+        'tool answer does not match its output schema; passed on unchanged',
+      )
+    }
+    return result
   })
   return server
+}
+
+/**
+ * How a success answer breaks the output schema the tool advertised, or undefined. An answer that
+ * is no JSON object (empty, text, an array) carries no structuredContent, which clients holding an
+ * output schema refuse: counted too, and passed on as text (docs/catalog.md "Typed results").
+ */
+function outputMismatch(tool: Tool, result: McpCallResult, snapshot: CatalogSnapshot): Violation | undefined {
+  if (result.isError || !('schema' in tool.structuredOutput)) return undefined
+  if (result.structuredContent === undefined) return { path: '/', message: 'is not a JSON object' }
+  return snapshot.outputValidator.check(tool, result.structuredContent)
 }

@@ -20,6 +20,8 @@ export interface GatewayMetrics {
   toolCalled(client: string, via: 'rest' | 'mcp'): void
   /** A request refused by access control: the client (or `anonymous`, `unknown`) and why. */
   accessRefused(client: string, reason: RefusalReason): void
+  /** An MCP tool answer that does not match the output schema its service advertised (passed on as it is). */
+  outputMismatch(service: string): void
 }
 
 /** Seconds: a discovery document from memory takes well under a millisecond, a tool call up to the upstream timeout. */
@@ -131,6 +133,13 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
+  const outputMismatches = new Counter({
+    name: 'toolgate_mcp_output_mismatches_total',
+    help: "MCP tool answers (2xx) that break the tool's advertised outputSchema or are no JSON object, by service; each is passed on unchanged",
+    labelNames: ['service'],
+    registers: [register],
+  })
+
   const showCatalog = (snapshot: CatalogSnapshot) => {
     catalogInfo.reset()
     catalogInfo.set({ version: snapshot.catalog.version }, 1)
@@ -161,6 +170,9 @@ async function metrics(fastify: FastifyInstance) {
     },
     accessRefused(client, reason) {
       accessRefusals.inc({ client, reason })
+    },
+    outputMismatch(service) {
+      outputMismatches.inc({ service })
     },
   })
 }

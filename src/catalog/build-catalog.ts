@@ -1,10 +1,11 @@
 import { contentHash } from '../util/content-hash.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { getOwn } from '../util/own.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
 import { deriveRemoteService } from './derive-remote.js'
-import { deriveService, type ToolDraft } from './derive-service.js'
+import { deriveService, type ServiceSettings, type ToolDraft } from './derive-service.js'
 import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
 import type { CatalogOptions, PolicyRule } from './options.js'
@@ -44,12 +45,11 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     const names = naming.get(source.sourceId)
     const derived =
       names &&
-      deriveServiceSafely(
-        source,
-        names,
-        createProblemSink(source.sourceId, sourceProblems),
-        options.limits?.schemaNodes ?? DEFAULT_CATALOG_LIMITS.schemaNodes,
-      )
+      deriveServiceSafely(source, names, createProblemSink(source.sourceId, sourceProblems), {
+        schemaNodes: options.limits?.schemaNodes ?? DEFAULT_CATALOG_LIMITS.schemaNodes,
+        outputSchemaNodes: options.limits?.outputSchemaNodes ?? DEFAULT_CATALOG_LIMITS.outputSchemaNodes,
+        outputSchemas: getOwn(options.services ?? {}, names.id)?.outputSchemas !== false,
+      })
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)
@@ -94,10 +94,10 @@ function deriveServiceSafely(
   source: LoadedSource,
   names: { id: string; alias: string },
   sink: ProblemSink,
-  schemaNodes: number,
+  settings: ServiceSettings,
 ) {
   try {
-    return deriveService(source, names, sink, schemaNodes)
+    return deriveService(source, names, sink, settings)
   } catch (err) {
     sink.error('source-too-complex', '', `the document could not be processed: ${(err as Error).message}`)
     return undefined

@@ -92,6 +92,7 @@ function deriveRemoteTool(service: Service, tool: RemoteTool, index: number, sin
     auth: tool.requiresAuth ? [{ schemes: [{ scheme: REMOTE_TOKEN_SCHEME, scopes: [] }] }] : [],
     safety: deriveSafety(method, { aliases: [], hidden: false, ignore: false, safety: {} }),
     inputSchema: input.inputSchema,
+    structuredOutput: { reason: 'a remote source declares no response schema' },
     binding: { arguments: input.arguments, ...(hasBody ? { bodyContentType: 'application/json' } : {}) },
     sourceId: service.sourceId,
     pointer,

@@ -8,6 +8,7 @@ import { assembleInputSchema } from './input-schema.js'
 import { countSchemaNodes, DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
 import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
+import { deriveToolOutput } from './output-schema.js'
 import type { ProblemSink } from './problems.js'
 import { deriveSafety } from './safety.js'
 import { HTTP_METHODS, type HttpMethod, type Service, type Tool } from './types.js'
@@ -21,12 +22,29 @@ export interface DerivedService {
   readonly tools: ToolDraft[]
 }
 
+/** What the configuration sets for one service's derivation. */
+export interface ServiceSettings {
+  /** limits.schemaNodes: an input schema over it leaves its tool out. */
+  readonly schemaNodes: number
+  /** limits.outputSchemaNodes: an output schema over it describes the top level only. */
+  readonly outputSchemaNodes: number
+  /** `services.<id>.outputSchemas`: false offers no output schemas (an upstream that breaks its spec). */
+  readonly outputSchemas: boolean
+}
+
+const DEFAULT_SETTINGS: ServiceSettings = {
+  schemaNodes: DEFAULT_CATALOG_LIMITS.schemaNodes,
+  outputSchemaNodes: DEFAULT_CATALOG_LIMITS.outputSchemaNodes,
+  outputSchemas: true,
+}
+
 interface DocumentContext {
   readonly document: Record<string, unknown>
   readonly service: Service
   readonly ctx: SchemaContext
   readonly sink: ProblemSink
   readonly ids: Set<string>
+  readonly settings: ServiceSettings
 }
 
 /** One OpenAPI 3.1 document → its service record and a tool per GET/POST/PUT/PATCH/DELETE operation. */
@@ -34,7 +52,7 @@ export function deriveService(
   source: LoadedSource,
   naming: { id: string; alias: string },
   sink: ProblemSink,
-  schemaNodes = DEFAULT_CATALOG_LIMITS.schemaNodes,
+  settings: ServiceSettings = DEFAULT_SETTINGS,
 ): DerivedService | undefined {
   const document = source.document
   const paths = document.paths ?? {}
@@ -54,7 +72,7 @@ export function deriveService(
     servers: serverUrls(document.servers),
     securitySchemes: readSecuritySchemes(document, ctx),
   }
-  const context: DocumentContext = { document, service, ctx, sink, ids: new Set() }
+  const context: DocumentContext = { document, service, ctx, sink, ids: new Set(), settings }
   const tools: ToolDraft[] = []
   for (const [rawPath, rawItem] of Object.entries(paths)) {
     const itemPointer = pointerOf('paths', rawPath)
@@ -63,7 +81,7 @@ export function deriveService(
     for (const method of HTTP_METHODS) {
       if (!(method in resolved.value)) continue
       const tool = deriveTool(context, rawPath, resolved.value, method, resolved.pointer)
-      if (tool && withinSchemaLimit(tool, schemaNodes, sink)) tools.push(tool)
+      if (tool && withinSchemaLimit(tool, settings.schemaNodes, sink)) tools.push(tool)
     }
   }
   return { service, tools }
@@ -154,6 +172,11 @@ function deriveTool(
     ...(extensions.retry ? { retry: extensions.retry } : {}),
     ...(servers.length > 0 ? { servers } : {}),
     inputSchema: input.inputSchema,
+    structuredOutput: context.settings.outputSchemas
+      ? deriveToolOutput(operation.responses, pointer, ctx, context.settings.outputSchemaNodes)
+      : {
+          reason: `output schemas are turned off for this service (services.${service.id}.outputSchemas: false)`,
+        },
     binding: { arguments: input.arguments, ...(body ? { bodyContentType: body.contentType } : {}) },
     sourceId: service.sourceId,
     pointer,

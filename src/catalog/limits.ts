@@ -7,6 +7,11 @@ export interface CatalogLimits {
   readonly operations: number
   /** JSON objects and arrays in one tool's input schema; a tool over it is left out. */
   readonly schemaNodes: number
+  /**
+   * JSON objects and arrays in one tool's output schema; past it only the top-level properties
+   * and their types are described (the tool keeps its typed result, the answer its detail).
+   */
+  readonly outputSchemaNodes: number
 }
 
 export const DEFAULT_CATALOG_LIMITS: CatalogLimits = {
@@ -17,6 +22,11 @@ export const DEFAULT_CATALOG_LIMITS: CatalogLimits = {
   // nodes and renders to 200 KB; a recursive chain of 5,000 components (kept in $defs, served:
   // test/catalog/load-sources) has about 15,000. 25,000 is twenty times Kubernetes'.
   schemaNodes: 25_000,
+  // MCP clients compile every output schema when they list tools (SDK 1.x: Ajv, about 0.1 ms a
+  // node), and each one is sent in tools/list: Stripe's responses inline their expandable objects
+  // to ~12,400 nodes (760 KB) a tool, Kubernetes' reach 1,864 (200 KB). 500 is the size the
+  // executor still compiles (COMPILED_SCHEMA_NODES); 47 % of Kubernetes' and 97 % of GitHub's fit.
+  outputSchemaNodes: 500,
 }
 
 /** Operations declared inline under `paths` (a `$ref` path item is not followed: it is counted when derived). */

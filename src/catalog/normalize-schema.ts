@@ -5,6 +5,7 @@ import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import { anyValueSchema, typedOrAnyValue, withInferredType } from './infer-type.js'
 import { mergeAllOf } from './merge-all-of.js'
+import { isOutputKeyword, loosenOutputSchema, outputPropertySchema } from './output-schema.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
 import { repairKeywords } from './repair-keywords.js'
@@ -17,14 +18,25 @@ export interface NormalizedSchema {
   readonly defs: ReadonlySet<string>
 }
 
-export interface SchemaContext {
-  /** Turns an OpenAPI 3.1 schema into a self-contained request-side JSON Schema (see walkKeywords). */
+/** One side's schema walker: request schemas (arguments) or response schemas (typed results). */
+export interface SchemaWalker {
+  /** Turns an OpenAPI 3.1 schema into a self-contained JSON Schema of this side (see walkKeywords). */
   normalize(node: unknown, pointer: string): NormalizedSchema
-  /** Follows `$ref` chains of non-schema objects (parameters, request bodies, path items). */
-  resolveObject(node: unknown, pointer: string): { value: unknown; pointer: string } | undefined
   /** The `$defs` map for a set of recursive definitions, closed over what they refer to. */
   defsFor(refs: Iterable<string>): Record<string, JsonSchema>
 }
+
+export interface SchemaContext extends SchemaWalker {
+  /** The response side: the lenient output schemas of output-schema.ts, walked and cached apart. */
+  readonly output: SchemaWalker
+  /** Follows `$ref` chains of non-schema objects (parameters, request bodies, path items). */
+  resolveObject(node: unknown, pointer: string): { value: unknown; pointer: string } | undefined
+  /** Where a chain of local `$ref`s leads, silently (undefined when it leads nowhere or loops). */
+  followRefs(node: unknown): unknown
+}
+
+/** Which side a schema describes: what the caller sends, or what the upstream answers. */
+type Side = 'request' | 'response'
 
 /** Keywords that are OpenAPI-only or meaningless once the schema stands alone: left out. */
 const DROPPED = new Set([
@@ -76,12 +88,6 @@ const REF_SIBLINGS = new Set([
 
 export function createSchemaContext(document: unknown, sink: ProblemSink): SchemaContext {
   const isRecursive = createRecursionDetector(document)
-  const inlined = new Map<string, NormalizedSchema>()
-  const definitions = new Map<string, NormalizedSchema>()
-  /** `$defs` name → the pointer it was made from, so an allOf member `$ref` can be opened for merging. */
-  const defKeys = new Map<string, string>()
-  /** Definitions being normalized: one of them met again inside its own allOf is a cycle, left unmerged. */
-  const building = new Set<string>()
 
   /**
    * `A: {$ref: B}`, `B: {$ref: A}`: a loop of bare references that never reaches a schema. Ajv
@@ -110,6 +116,87 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return answer
   }
 
+  // Both sides walk the same components; a repair they both meet is reported once.
+  const reported = new Set<string>()
+  const onceSink: ProblemSink = {
+    ...sink,
+    report: (severity, code, pointer, message) => {
+      const key = `${severity}\u0000${code}\u0000${pointer}\u0000${message}`
+      if (reported.has(key)) return
+      reported.add(key)
+      sink.report(severity, code, pointer, message)
+    },
+    warn: (code, pointer, message) => onceSink.report('warning', code, pointer, message),
+    error: (code, pointer, message) => onceSink.report('error', code, pointer, message),
+  }
+  const shared: WalkerShared = { document, sink: onceSink, isRecursive, leadsIntoRefCycle }
+  const request = createWalker(shared, 'request')
+  let response: SchemaWalker | undefined
+  const resolveObject = (node: unknown, pointer: string) => {
+    let value = node
+    let at = pointer
+    const seen = new Set<string>()
+    while (isRecord(value) && typeof value.$ref === 'string') {
+      const ref = value.$ref
+      if (seen.has(ref) || !ref.startsWith('#')) break
+      seen.add(ref)
+      const target = resolvePointer(document, ref)
+      if (target === undefined) break
+      value = target
+      at = normalizeRef(ref).slice(1)
+    }
+    if (isRecord(value) && typeof value.$ref === 'string') {
+      sink.warn('ref-dangling', pointer, `$ref ${value.$ref} cannot be resolved; the object is left out`)
+      return undefined
+    }
+    return { value, pointer: at }
+  }
+
+  const followRefs = (node: unknown): unknown => {
+    let value = node
+    for (let hops = 0; isRecord(value) && typeof value.$ref === 'string'; hops++) {
+      if (hops > 64 || !value.$ref.startsWith('#')) return undefined
+      value = resolvePointer(document, value.$ref)
+    }
+    return value
+  }
+
+  return {
+    normalize: request.normalize,
+    defsFor: request.defsFor,
+    followRefs,
+    get output() {
+      response ??= createWalker(shared, 'response')
+      return response
+    },
+    resolveObject,
+  }
+}
+
+interface WalkerShared {
+  readonly document: unknown
+  readonly sink: ProblemSink
+  readonly isRecursive: (ref: string) => boolean
+  readonly leadsIntoRefCycle: (key: string) => boolean
+}
+
+/**
+ * One side's walk, with its own caches: a component inlined in a request schema and in a response
+ * schema differs (read-only properties, the lenient keywords), so each side normalizes it once.
+ */
+function createWalker(
+  { document, sink, isRecursive, leadsIntoRefCycle }: WalkerShared,
+  side: Side,
+): SchemaWalker {
+  const inlined = new Map<string, NormalizedSchema>()
+  const definitions = new Map<string, NormalizedSchema>()
+  /** `$defs` name → the pointer it was made from, so an allOf member `$ref` can be opened for merging. */
+  const defKeys = new Map<string, string>()
+  /** Definitions being normalized: one of them met again inside its own allOf is a cycle, left unmerged. */
+  const building = new Set<string>()
+  /** A schema where a value stands, typed (infer-type.ts); the lenient response side keeps its own rules. */
+  const inValuePosition = (schema: JsonSchema): JsonSchema =>
+    side === 'request' ? typedOrAnyValue(schema) : schema
   let depth = 0
   const normalize = (node: unknown, pointer: string, scope: Scope = NO_SCOPE): NormalizedSchema => {
     const defs = new Set<string>()
@@ -135,7 +222,8 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
 
   const walkNode = (node: unknown, pointer: string, defs: Set<string>, scope: Scope): JsonSchema => {
     if (node === true) return {}
-    if (node === false) return { not: {} }
+    // A response schema of `false` ("no answer is valid") is a lie the gateway cannot act on.
+    if (node === false) return side === 'response' ? {} : { not: {} }
     if (!isRecord(node)) {
       sink.warn(
         'schema-invalid',
@@ -155,7 +243,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     defs: Set<string>,
     scope: Scope,
   ): JsonSchema => {
-    const siblings = refSiblings(node)
+    const siblings = refSiblings(node, side)
     repairKeywords(siblings, pointer, sink)
     const target = ref.startsWith('#') ? resolvePointer(document, ref) : undefined
     if (target === undefined) {
@@ -177,8 +265,9 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       defKeys.set(name, key)
       return { ...siblings, $ref: `#/$defs/${name}` }
     }
-    // A member normalized in a parent's scope may keep required names its parent declares.
-    const cacheKey = scopeKey(key, scope)
+    // A member normalized in a parent's scope may keep required names its parent declares (the
+    // response side has no required: one normalization per component).
+    const cacheKey = side === 'response' ? key : scopeKey(key, scope)
     let hit = inlined.get(cacheKey)
     if (!hit) {
       hit = normalize(target, key.slice(1), scope)
@@ -195,7 +284,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       try {
         const normalized = normalize(resolvePointer(document, key), key.slice(1))
         // A definition stands where its references do: in a property position.
-        definition = { schema: typedOrAnyValue(normalized.schema), defs: normalized.defs }
+        definition = { schema: inValuePosition(normalized.schema), defs: normalized.defs }
       } finally {
         building.delete(key)
       }
@@ -228,14 +317,17 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   ): JsonSchema => {
     const out: Record<string, unknown> = {}
     const readOnly = new Set<string>()
-    const own = new Set([...(scope.inherited ?? []), ...declaredNames(node, document)])
+    let own: Set<string> | undefined
     const memberScope = (key: string): Scope => {
+      if (side === 'response') return NO_SCOPE
       if (key === 'not' || key === 'if') return { condition: true }
       if (!SAME_INSTANCE.has(key)) return NO_SCOPE
+      own ??= new Set([...(scope.inherited ?? []), ...declaredNames(node, document)])
       return { inherited: own, ...(scope.condition ? { condition: true } : {}) }
     }
     for (const [key, value] of Object.entries(node)) {
       if (key.startsWith('x-') || DROPPED.has(key)) continue
+      if (side === 'response' && !isOutputKeyword(key, value)) continue
       const at = childPointer(pointer, key)
       const inner = memberScope(key)
       if (key === 'properties' && isRecord(value))
@@ -246,13 +338,15 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
         out[key] = value.map((item, i) => {
           const schema = walk(item, childPointer(at, i), defs, inner)
           // Union branches and tuple items stand where a value does; allOf members only constrain.
-          return key === 'allOf' ? schema : typedOrAnyValue(schema)
+          return key === 'allOf' ? schema : inValuePosition(schema)
         })
       else if (SINGLE_KEYWORDS.has(key))
         out[key] = typeof value === 'boolean' ? value : walk(value, at, defs, inner)
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
+    // The response side is lenient (output-schema.ts): no required, no closed objects to repair.
+    if (side === 'response') return loosenOutputSchema(node, mergeObjectAllOf(out, pointer, defs))
     repairType(node, out)
     repairKeywords(out, pointer, sink)
     if (!scope.condition) repairRequired(out, pointer, readOnly, scope)
@@ -359,7 +453,8 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       }
       const schema = walk(value, at, defs)
       // Request-side schemas: a read-only property is the server's to set, never an argument.
-      if (schema.readOnly === true) readOnly.add(name)
+      if (side === 'response') setOwn(out, name, outputPropertySchema(name, schema))
+      else if (schema.readOnly === true) readOnly.add(name)
       else setOwn(out, name, typedOrAnyValue(schema))
     }
     return out
@@ -369,10 +464,11 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     // Draft 4–2019 tuple form `items: [a, b]` is `prefixItems` in 2020-12.
     if (Array.isArray(value))
       return {
-        prefixItems: value.map((item, i) => typedOrAnyValue(walk(item, childPointer(pointer, i), defs))),
+        prefixItems: value.map((item, i) => inValuePosition(walk(item, childPointer(pointer, i), defs))),
       }
     if (value === false) return { items: false }
-    return { items: value === true ? anyValueSchema() : typedOrAnyValue(walk(value, pointer, defs)) }
+    if (value === true) return { items: side === 'request' ? anyValueSchema() : {} }
+    return { items: inValuePosition(walk(value, pointer, defs)) }
   }
 
   const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>, scope: Scope) =>
@@ -466,26 +562,6 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     }
   }
 
-  const resolveObject = (node: unknown, pointer: string) => {
-    let value = node
-    let at = pointer
-    const seen = new Set<string>()
-    while (isRecord(value) && typeof value.$ref === 'string') {
-      const ref = value.$ref
-      if (seen.has(ref) || !ref.startsWith('#')) break
-      seen.add(ref)
-      const target = resolvePointer(document, ref)
-      if (target === undefined) break
-      value = target
-      at = normalizeRef(ref).slice(1)
-    }
-    if (isRecord(value) && typeof value.$ref === 'string') {
-      sink.warn('ref-dangling', pointer, `$ref ${value.$ref} cannot be resolved; the object is left out`)
-      return undefined
-    }
-    return { value, pointer: at }
-  }
-
   const defsFor = (refs: Iterable<string>): Record<string, JsonSchema> => {
     const pending = [...refs]
     const closed = new Map<string, JsonSchema>()
@@ -500,7 +576,7 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
     return Object.fromEntries([...closed].sort(([a], [b]) => a.localeCompare(b)))
   }
 
-  return { normalize, resolveObject, defsFor }
+  return { normalize: (node, pointer) => normalize(node, pointer), defsFor }
 }
 
 /** Property names of an object schema, its allOf members' included. */
@@ -513,9 +589,12 @@ function propertyNames(schema: unknown, depth = 0): Set<string> {
   return names
 }
 
-function refSiblings(node: Record<string, unknown>): Record<string, unknown> {
+function refSiblings(node: Record<string, unknown>, side: Side): Record<string, unknown> {
   const siblings: Record<string, unknown> = {}
-  for (const key of REF_SIBLINGS) if (Object.hasOwn(node, key)) siblings[key] = node[key]
+  for (const key of REF_SIBLINGS) {
+    if (!Object.hasOwn(node, key) || (side === 'response' && !isOutputKeyword(key, node[key]))) continue
+    siblings[key] = node[key]
+  }
   return siblings
 }
 

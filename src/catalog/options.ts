@@ -6,6 +6,8 @@ export interface ServiceOptions {
   /** The spec file (relative to the specs directory) this service id is given to. */
   readonly source?: string
   readonly alias?: string
+  /** `false`: no output schemas for this service's tools (an upstream whose answers break its spec). */
+  readonly outputSchemas?: boolean
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

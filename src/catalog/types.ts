@@ -128,6 +128,22 @@ export interface Binding {
   readonly bodyContentType?: string
 }
 
+/**
+ * A tool's typed result (MCP `outputSchema`, issue 16): the lenient schema of its success answer
+ * when that answer is a JSON object (docs/catalog.md "Typed results"), or why it has none.
+ */
+export type ToolOutput =
+  | {
+      /** The response it comes from: `200`, `201` … or `2XX`. */
+      readonly status: string
+      readonly contentType: string
+      /** Root `type: "object"`; structure and types only, every type also allowing null. */
+      readonly schema: JsonSchema
+      /** The full schema was over limits.outputSchemaNodes: only top-level properties and their types. */
+      readonly topLevelOnly?: true
+    }
+  | { readonly reason: string }
+
 export interface Tool {
   /** `<service-id>:<operationId>` or `<service-id>:<method>:<raw-path>` (seed 003). */
   readonly id: string
@@ -163,6 +179,8 @@ export interface Tool {
   readonly servers?: readonly string[]
   /** One JSON Schema object every protocol renders from. */
   readonly inputSchema: JsonSchema
+  /** What a success answers, as a schema, or why no schema is offered. */
+  readonly structuredOutput: ToolOutput
   readonly binding: Binding
   /** Where the operation stands in its source. */
   readonly sourceId: string

@@ -156,6 +156,7 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
   const catalogLimits = {
     ...(limits?.operations !== undefined ? { operations: limits.operations } : {}),
     ...(limits?.schemaNodes !== undefined ? { schemaNodes: limits.schemaNodes } : {}),
+    ...(limits?.outputSchemaNodes !== undefined ? { outputSchemaNodes: limits.outputSchemaNodes } : {}),
   }
   return {
     ...(services ? { services } : {}),

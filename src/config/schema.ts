@@ -101,6 +101,12 @@ const ServiceSchema = Type.Object(
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
     ),
+    outputSchemas: Type.Optional(
+      Type.Boolean({
+        description:
+          'false: MCP tools/list offers no outputSchema for this service (an upstream whose answers break its spec); structuredContent is still sent',
+      }),
+    ),
     opal: Type.Optional(
       Type.Object(
         {
@@ -340,6 +346,14 @@ const LimitsSchema = Type.Object(
         minimum: 10,
         maximum: 10_000_000,
         description: "objects and arrays in one tool's input schema; a tool over it is left out (25000)",
+      }),
+    ),
+    outputSchemaNodes: Type.Optional(
+      Type.Integer({
+        minimum: 10,
+        maximum: 10_000_000,
+        description:
+          "objects and arrays in one tool's output schema; past it only the top-level properties are described (500)",
       }),
     ),
     buildTimeoutMs: Type.Optional(

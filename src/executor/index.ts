@@ -14,3 +14,4 @@ export {
 export type { Refusal, ToolCall, ToolOutcome, UpstreamAnswer, UpstreamBody, Violation } from './types.js'
 export { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.js'
 export { type ArgumentValidator, createArgumentValidator } from './validate-arguments.js'
+export { createOutputValidator, type OutputValidator } from './validate-output.js'

@@ -27,7 +27,8 @@ export interface ArgumentValidator {
   check(tool: Tool, args: Readonly<Record<string, unknown>>): ArgumentCheck
 }
 
-type Check = (args: Record<string, unknown>) => readonly Violation[]
+/** Every violation of one value (the first only, for a check made with `firstOnly`). */
+export type SchemaCheck = (value: unknown) => readonly Violation[]
 
 /**
  * Validates arguments against a tool's input schema (SPEC §3 step 1), listing every violation.
@@ -43,11 +44,11 @@ type Check = (args: Record<string, unknown>) => readonly Violation[]
  */
 export function createArgumentValidator(): ArgumentValidator {
   const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, logger: false }))
-  const checks = new Map<string, Check>()
+  const checks = new Map<string, SchemaCheck>()
   const checkFor = (tool: Tool) => {
     let check = checks.get(tool.id)
     if (!check) {
-      check = makeCheck(ajv, tool)
+      check = buildSchemaCheck(ajv, tool.inputSchema, { unusable: unusableInputSchema })
       checks.set(tool.id, check)
     }
     return check
@@ -64,21 +65,30 @@ export function createArgumentValidator(): ArgumentValidator {
   }
 }
 
+export interface SchemaCheckOptions {
+  /** What every value gets when the schema cannot be used, given the reason. */
+  readonly unusable: (reason: string) => Violation
+  /** Stop at the first violation (the interpreter; an Ajv made without allErrors does so too). */
+  readonly firstOnly?: boolean
+}
+
 /**
- * A schema Ajv cannot compile, or one the interpreter would run with a keyword it cannot use, is
- * never served unchecked: every call is refused with the reason (the catalog repairs what it can,
- * normalize-schema.ts, so this is a last line).
+ * A check of one schema: compiled by `ajv` up to COMPILED_SCHEMA_NODES, interpreted past it (no
+ * compile on the event loop). A schema Ajv cannot compile, or one the interpreter would run with
+ * a keyword it cannot use, is never used unchecked: every value gets `unusable` with the reason
+ * (arguments: every call is refused; the catalog repairs what it can, normalize-schema.ts, so
+ * this is a last line).
  */
-function makeCheck(ajv: Ajv2020, tool: Tool): Check {
-  if (countSchemaNodes(tool.inputSchema, COMPILED_SCHEMA_NODES) > COMPILED_SCHEMA_NODES) {
-    const defect = schemaDefect(ajv, tool.inputSchema)
-    return defect === undefined ? interpreted(tool) : () => [unusableSchema(defect)]
+export function buildSchemaCheck(ajv: Ajv2020, schema: JsonSchema, options: SchemaCheckOptions): SchemaCheck {
+  if (countSchemaNodes(schema, COMPILED_SCHEMA_NODES) > COMPILED_SCHEMA_NODES) {
+    const defect = schemaDefect(ajv, schema)
+    return defect === undefined ? interpreted(schema, options) : () => [options.unusable(defect)]
   }
   try {
-    const validate = ajv.compile(tool.inputSchema)
-    return (args) => (validate(args) ? [] : (validate.errors ?? []).map(toViolation))
+    const validate = ajv.compile(schema)
+    return (value) => (validate(value) ? [] : (validate.errors ?? []).map(toViolation))
   } catch (err) {
-    return () => [unusableSchema((err as Error).message)]
+    return () => [options.unusable((err as Error).message)]
   }
 }
 
@@ -132,25 +142,27 @@ const CONTAINERS = new Set([
 ])
 
 /** A schema the interpreter still chokes on while validating never lets a call through, nor crashes it. */
-function interpreted(tool: Tool): Check {
+function interpreted(schema: JsonSchema, { unusable, firstOnly = false }: SchemaCheckOptions): SchemaCheck {
   let validator: Validator
   try {
     // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
-    validator = new Validator(structuredClone(tool.inputSchema) as object, '2020-12', false)
+    validator = new Validator(structuredClone(schema) as object, '2020-12', firstOnly)
   } catch (err) {
-    return () => [unusableSchema((err as Error).message)]
+    return () => [unusable((err as Error).message)]
   }
-  return (args) => {
+  return (value) => {
     try {
-      const { valid, errors } = validator.validate(args)
-      return valid ? [] : errors.filter((unit) => !CONTAINERS.has(unit.keyword)).map(unitToViolation)
+      const { valid, errors } = validator.validate(value)
+      if (valid) return []
+      const precise = errors.filter((unit) => !CONTAINERS.has(unit.keyword))
+      return (precise.length > 0 ? precise : errors.slice(0, 1)).map(unitToViolation)
     } catch (err) {
-      return [unusableSchema((err as Error).message)]
+      return [unusable((err as Error).message)]
     }
   }
 }
 
-function unusableSchema(reason: string): Violation {
+function unusableInputSchema(reason: string): Violation {
   return {
     path: '/',
     message: `cannot be checked: the tool's input schema is invalid (${String(reason).slice(0, 200)}); the call is refused until the spec is fixed`,

@@ -4,13 +4,18 @@ import { toolDescription } from './opal.js'
 import { viewTools } from './openai.js'
 import { openAIStrictSchema } from './target-schema.js'
 
-/** An MCP tool (2025-11-25 `Tool`): no outputSchema, so no client demands structuredContent of it. */
+/** An MCP tool (2025-11-25 `Tool`). */
 export interface McpTool {
   readonly name: string
   readonly title: string
   readonly description: string
   /** MCP requires an object schema at the root (the renderer wraps any other). */
   readonly inputSchema: { readonly type: 'object'; readonly [keyword: string]: unknown }
+  /**
+   * The catalog's lenient output schema (root `type: "object"`), when the tool's success answer is
+   * a JSON object: clients then demand structuredContent and check it against this.
+   */
+  readonly outputSchema?: { readonly type: 'object'; readonly [keyword: string]: unknown }
   readonly annotations: {
     readonly title: string
     readonly readOnlyHint: boolean
@@ -36,7 +41,7 @@ export interface McpCallResult {
  * The view's tools for tools/list: wire names, the canonical input schema, safety as annotations.
  * `strict`: the input schemas of OpenAI's strict mode (every object closed, every property
  * required, optional ones nullable), so a client converting tools for strict mode keeps every
- * tool; the executor reads their `null`s as "left out".
+ * tool; the executor reads their `null`s as "left out". The output schema is the same in both.
  */
 export function renderMcpTools(
   catalog: Catalog,
@@ -48,6 +53,9 @@ export function renderMcpTools(
     title: tool.title,
     description: toolDescription(tool),
     inputSchema: (strict ? openAIStrictSchema(tool.inputSchema) : tool.inputSchema) as McpTool['inputSchema'],
+    ...('schema' in tool.structuredOutput
+      ? { outputSchema: tool.structuredOutput.schema as NonNullable<McpTool['outputSchema']> }
+      : {}),
     annotations: annotationsOf(tool),
   }))
 }
@@ -64,7 +72,9 @@ function annotationsOf(tool: Tool): McpTool['annotations'] {
 
 /**
  * An executor outcome as a tools/call result (SPEC §2 MCP): the body as text, plus
- * `structuredContent` when it is a JSON object; images and audio as such; other bytes as a blob.
+ * `structuredContent` when it is a JSON object (2xx only, unchanged, whether or not it matches
+ * the tool's output schema: the gateway counts a mismatch, it does not judge the answer); images
+ * and audio as such; other bytes as a blob.
  * Upstream failures, refusals and invalid arguments are `isError: true` results with a text
  * that says what to do (2025-11-25: input validation errors are tool results, not protocol errors).
  */

@@ -1,6 +1,11 @@
 import type { Catalog, Service, Tool } from '../catalog/index.js'
 import type { GatewayConfig } from '../config/load-config.js'
-import { type ArgumentValidator, createArgumentValidator } from '../executor/index.js'
+import {
+  type ArgumentValidator,
+  createArgumentValidator,
+  createOutputValidator,
+  type OutputValidator,
+} from '../executor/index.js'
 import {
   createViewRenderers,
   type RenderedViews,
@@ -45,6 +50,8 @@ export interface CatalogSnapshot {
   serviceOf(tool: Tool): Service
   /** Argument validators of this catalog version, compiled per tool on first use. */
   readonly validator: ArgumentValidator
+  /** Output-schema checks of this catalog version (MCP structuredContent), compiled per tool on first use. */
+  readonly outputValidator: OutputValidator
 }
 
 export function buildSnapshot(
@@ -95,6 +102,7 @@ export function buildSnapshot(
       services.get(name) ?? catalog.services.find((service) => service.alias === name),
     serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
     validator: createArgumentValidator(),
+    outputValidator: createOutputValidator(),
   })
 }
 

@@ -7,7 +7,10 @@
 
 /** Adds `key` as an own, enumerable data property — also when it is `__proto__`. */
 export function setOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  // `__proto__` is Object.prototype's only accessor: every other name, `constructor` included,
+  // becomes an own data property by plain assignment, which is several times faster.
+  if (key !== '__proto__') target[key] = value
+  else Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 /** The value of `key` when the object itself holds it; never one inherited from Object.prototype. */

@@ -37,8 +37,10 @@ describe('MCP with the official SDK client', () => {
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object')
       assert.match(tool.name, /^[a-zA-Z0-9_-]{1,64}$/)
-      assert.equal(tool.outputSchema, undefined)
     }
+    // Issue 16: a tool whose success answer is a JSON object has an output schema (mcp-output.test.ts).
+    assert.equal(remove.outputSchema, undefined)
+    assert.equal(tools.find((tool) => tool.name === 'tickets_get_ticket')?.outputSchema?.type, 'object')
   })
 
   test('a call that reaches the real upstream: text plus structuredContent', async (t) => {

@@ -55,6 +55,21 @@ function eachSchema(schema: unknown, visit: (node: Record<string, unknown>) => v
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 
 /**
+ * Issue 16: every output schema compiles (they are small: limits.outputSchemaNodes) and has an
+ * object root, as MCP requires; a tool without one says why.
+ */
+function checkOutput(tool: Tool, ajv: Ajv2020): void {
+  const output = tool.structuredOutput
+  if ('reason' in output) {
+    assert.ok(output.reason.length > 0, `${tool.id}: a reason`)
+    return
+  }
+  assert.equal(output.schema.type, 'object', `${tool.id}: output root is an object`)
+  assert.match(output.status, /^2(\d\d|XX)$/, tool.id)
+  ajv.compile(output.schema)
+}
+
+/**
  * Every tool's input schema compiles as the executor compiles it (Ajv 2020, strict: false,
  * ajv-formats): a schema that does not is refused on every call (issue 17 class 4). All of
  * Kubernetes' 1,002 tools compile in about 10 s.
@@ -117,6 +132,7 @@ describe('real-world API descriptions', () => {
   for (const entry of corpus) {
     test(`${entry.file} (${entry.format}, ${entry.operations} operations): every operation is a valid tool`, async () => {
       const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, logger: false }))
+      const outputAjv = addFormats(new Ajv2020({ strict: false }))
       const loaded = await loadSpecsDirectory(DIR, onlyFile(entry.file))
       const catalog = buildCatalog(loaded)
       const errors = catalog.problems.filter((p) => p.severity === 'error')
@@ -135,7 +151,12 @@ describe('real-world API descriptions', () => {
       )
       for (const tool of catalog.tools) {
         checkTool(tool, ajv)
+        checkOutput(tool, outputAjv)
       }
+      assert.ok(
+        catalog.tools.some((tool) => 'schema' in tool.structuredOutput),
+        'some tools have an output schema',
+      )
       total += catalog.tools.length
     })
   }
