@@ -1,5 +1,6 @@
 import { shortHash } from '../util/hash.js'
 import { isRecord } from '../util/is-record.js'
+import { typedOrAnyValue } from './infer-type.js'
 import type { ProblemSink } from './problems.js'
 import type { ArgumentTarget, JsonSchema, Parameter, ParameterLocation } from './types.js'
 
@@ -95,7 +96,8 @@ export function assembleInputSchema(
   const args = new Map<string, ArgumentTarget>()
   for (const candidate of ordered) {
     const key = uniqueKey(candidate, properties, sink)
-    properties.set(key, key === candidate.name ? candidate.schema : withWireNote(candidate))
+    const schema = typedOrAnyValue(candidate.schema)
+    properties.set(key, key === candidate.name ? schema : withWireNote({ ...candidate, schema }))
     args.set(key, candidate.target)
     if (candidate.required) required.push(key)
   }

@@ -3,6 +3,8 @@ import { isRecord } from '../util/is-record.js'
 import { childPointer, resolvePointer, unescapePointerToken } from '../util/json-pointer.js'
 import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
+import { anyValueSchema, typedOrAnyValue, withInferredType } from './infer-type.js'
+import { mergeAllOf } from './merge-all-of.js'
 import { isOutputKeyword, loosenOutputSchema, outputPropertySchema } from './output-schema.js'
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
@@ -55,14 +57,6 @@ const MAP_KEYWORDS = new Set<string>(SCHEMA_MAP_KEYWORDS)
 const LIST_KEYWORDS = new Set<string>(SCHEMA_LIST_KEYWORDS)
 // `items` is walked apart: its draft-4 tuple form becomes prefixItems.
 const SINGLE_KEYWORDS = new Set<string>(SCHEMA_KEYWORDS.filter((keyword) => keyword !== 'items'))
-const MERGEABLE_KEYS = new Set([
-  'type',
-  'properties',
-  'required',
-  'description',
-  'title',
-  'additionalProperties',
-])
 
 /**
  * What a subschema applying to the same instance as its parent (an allOf/anyOf/oneOf member,
@@ -196,6 +190,13 @@ function createWalker(
 ): SchemaWalker {
   const inlined = new Map<string, NormalizedSchema>()
   const definitions = new Map<string, NormalizedSchema>()
+  /** `$defs` name → the pointer it was made from, so an allOf member `$ref` can be opened for merging. */
+  const defKeys = new Map<string, string>()
+  /** Definitions being normalized: one of them met again inside its own allOf is a cycle, left unmerged. */
+  const building = new Set<string>()
+  /** A schema where a value stands, typed (infer-type.ts); the lenient response side keeps its own rules. */
+  const inValuePosition = (schema: JsonSchema): JsonSchema =>
+    side === 'request' ? typedOrAnyValue(schema) : schema
   let depth = 0
   const normalize = (node: unknown, pointer: string, scope: Scope = NO_SCOPE): NormalizedSchema => {
     const defs = new Set<string>()
@@ -260,7 +261,9 @@ function createWalker(
     }
     if (isRecursive(key)) {
       defs.add(key) // its definition is built by defsFor, iteratively, not nested in this walk
-      return { ...siblings, $ref: `#/$defs/${defName(key)}` }
+      const name = defName(key)
+      defKeys.set(name, key)
+      return { ...siblings, $ref: `#/$defs/${name}` }
     }
     // A member normalized in a parent's scope may keep required names its parent declares (the
     // response side has no required: one normalization per component).
@@ -277,10 +280,33 @@ function createWalker(
   const definitionOf = (key: string): NormalizedSchema => {
     let definition = definitions.get(key)
     if (!definition) {
-      definition = normalize(resolvePointer(document, key), key.slice(1))
+      building.add(key)
+      try {
+        const normalized = normalize(resolvePointer(document, key), key.slice(1))
+        // A definition stands where its references do: in a property position.
+        definition = { schema: inValuePosition(normalized.schema), defs: normalized.defs }
+      } finally {
+        building.delete(key)
+      }
       definitions.set(key, definition)
     }
     return definition
+  }
+
+  /** The type of a `#/$defs/…` definition (a union branch's), unless it is still being built. */
+  const typeOfDefinition = (ref: string) => {
+    const key = ref.startsWith('#/$defs/') ? defKeys.get(ref.slice('#/$defs/'.length)) : undefined
+    if (key === undefined || building.has(key)) return undefined
+    return definitionOf(key).schema.type as string | string[] | undefined
+  }
+
+  /** Opens a `#/$defs/…` reference for merging; undefined for a definition still being built (a cycle). */
+  const openDefinition = (defs: Set<string>) => (ref: string) => {
+    const key = ref.startsWith('#/$defs/') ? defKeys.get(ref.slice('#/$defs/'.length)) : undefined
+    if (key === undefined || building.has(key)) return undefined
+    const definition = definitionOf(key)
+    for (const def of definition.defs) defs.add(def)
+    return definition.schema
   }
 
   const walkKeywords = (
@@ -304,23 +330,31 @@ function createWalker(
       if (side === 'response' && !isOutputKeyword(key, value)) continue
       const at = childPointer(pointer, key)
       const inner = memberScope(key)
-      if (key === 'properties' && isRecord(value)) out.properties = walkProperties(value, at, defs, readOnly)
+      if (key === 'properties' && isRecord(value))
+        out.properties = walkProperties(propertiesMap(value, at), at, defs, readOnly)
       else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
       else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs, inner)
       else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
-        out[key] = value.map((item, i) => walk(item, childPointer(at, i), defs, inner))
+        out[key] = value.map((item, i) => {
+          const schema = walk(item, childPointer(at, i), defs, inner)
+          // Union branches and tuple items stand where a value does; allOf members only constrain.
+          return key === 'allOf' ? schema : inValuePosition(schema)
+        })
       else if (SINGLE_KEYWORDS.has(key))
         out[key] = typeof value === 'boolean' ? value : walk(value, at, defs, inner)
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
     // The response side is lenient (output-schema.ts): no required, no closed objects to repair.
-    if (side === 'response') return loosenOutputSchema(node, mergeObjectAllOf(out, pointer))
+    if (side === 'response') return loosenOutputSchema(node, mergeObjectAllOf(out, pointer, defs))
     repairType(node, out)
     repairKeywords(out, pointer, sink)
-    repairArrayItems(out, pointer)
     if (!scope.condition) repairRequired(out, pointer, readOnly, scope)
-    return repairClosedAlternatives(mergeObjectAllOf(out, pointer), pointer)
+    // Branches are repaired against the root as written, before an allOf beside them merges into it.
+    const repaired = repairClosedAlternatives(out, pointer)
+    const typed = { ...withInferredType(mergeObjectAllOf(repaired, pointer, defs), typeOfDefinition) }
+    repairArrayItems(typed, pointer)
+    return typed
   }
 
   /**
@@ -358,44 +392,50 @@ function createWalker(
   }
 
   /**
-   * `allOf` of plain objects — the usual composition of a base and an extension — becomes one
-   * object. Members that each close themselves (`additionalProperties: false`) make the literal
-   * schema unsatisfiable; the intent (one object with all their properties) is what is kept.
+   * `allOf` merged into one schema (merge-all-of.ts), its `$defs` members opened. Members that each
+   * close themselves (`additionalProperties: false`) make the literal schema unsatisfiable; the
+   * intent (one object with all their properties) is what is kept, and said. An allOf that cannot
+   * be merged stays, with the type its members share (infer-type.ts).
    */
-  const mergeObjectAllOf = (schema: Record<string, unknown>, pointer: string): Record<string, unknown> => {
-    const members = schema.allOf
-    if (!Array.isArray(members) || members.length === 0) return schema
-    const { allOf: _, ...rest } = schema
-    const parts = [rest, ...members] as Record<string, unknown>[]
-    const mergeable = parts.every(
-      (part) => isRecord(part) && Object.keys(part).every((key) => MERGEABLE_KEYS.has(key)),
-    )
-    if (!mergeable || parts.some((part) => part.type !== undefined && part.type !== 'object')) return schema
-    const withProperties = parts.filter((part) => isRecord(part.properties))
-    const closed = withProperties.filter((part) => part.additionalProperties === false)
-    if (closed.length > 0 && withProperties.length > 1) {
+  const mergeObjectAllOf = (
+    schema: Record<string, unknown>,
+    pointer: string,
+    defs: Set<string>,
+  ): Record<string, unknown> => {
+    if (!Array.isArray(schema.allOf) || schema.allOf.length === 0) return schema
+    const merged = mergeAllOf(schema, openDefinition(defs))
+    if (!merged) return schema
+    if (merged.closedConflict) {
       sink.warn(
         'schema-allof-closed',
         childPointer(pointer, 'allOf'),
         'allOf members close themselves with additionalProperties: false, so no object satisfies all of them; they are merged into one object',
       )
     }
-    const properties: Record<string, unknown> = {}
-    const required = new Set<string>()
-    for (const part of parts) {
-      for (const [name, value] of Object.entries(part.properties ?? {})) setOwn(properties, name, value)
-      for (const name of (part.required as string[] | undefined) ?? []) required.add(name)
-    }
-    const merged: Record<string, unknown> = { type: 'object', properties }
-    for (const key of ['title', 'description'] as const) {
-      const value = rest[key] ?? parts.find((part) => part[key] !== undefined)?.[key]
-      if (value !== undefined) merged[key] = value
-    }
-    const known = [...required].filter((name) => Object.hasOwn(properties, name))
-    if (known.length > 0) merged.required = known
-    if (withProperties.length > 0 && closed.length === withProperties.length)
-      merged.additionalProperties = false
-    return merged
+    return merged.schema as Record<string, unknown>
+  }
+
+  /**
+   * `properties: { $ref: '#/…/properties' }` — a reference to a whole map of properties, which
+   * bundlers write when a source file's `properties` is one `$ref` (DigitalOcean's load balancer
+   * bodies): read literally it is one property named `$ref` whose schema is a string, and the
+   * properties the branch requires (`droplet_ids`) are lost. The map it points at is meant.
+   */
+  const propertiesMap = (value: Record<string, unknown>, pointer: string): Record<string, unknown> => {
+    const ref = value.$ref
+    if (Object.keys(value).length !== 1 || typeof ref !== 'string' || !ref.startsWith('#')) return value
+    const target = resolvePointer(document, ref)
+    if (
+      !isRecord(target) ||
+      Object.values(target).some((schema) => !isRecord(schema) && typeof schema !== 'boolean')
+    )
+      return value
+    sink.warn(
+      'schema-properties-ref',
+      pointer,
+      `properties is a $ref to ${ref}, a map of properties; its properties are used (not one property named $ref)`,
+    )
+    return target
   }
 
   const walkProperties = (
@@ -415,7 +455,7 @@ function createWalker(
       // Request-side schemas: a read-only property is the server's to set, never an argument.
       if (side === 'response') setOwn(out, name, outputPropertySchema(name, schema))
       else if (schema.readOnly === true) readOnly.add(name)
-      else setOwn(out, name, schema)
+      else setOwn(out, name, typedOrAnyValue(schema))
     }
     return out
   }
@@ -423,8 +463,12 @@ function createWalker(
   const walkItems = (value: unknown, pointer: string, defs: Set<string>): Record<string, unknown> => {
     // Draft 4–2019 tuple form `items: [a, b]` is `prefixItems` in 2020-12.
     if (Array.isArray(value))
-      return { prefixItems: value.map((item, i) => walk(item, childPointer(pointer, i), defs)) }
-    return { items: typeof value === 'boolean' ? value : walk(value, pointer, defs) }
+      return {
+        prefixItems: value.map((item, i) => inValuePosition(walk(item, childPointer(pointer, i), defs))),
+      }
+    if (value === false) return { items: false }
+    if (value === true) return { items: side === 'request' ? anyValueSchema() : {} }
+    return { items: inValuePosition(walk(value, pointer, defs)) }
   }
 
   const mapValues = (value: Record<string, unknown>, pointer: string, defs: Set<string>, scope: Scope) =>
@@ -437,9 +481,9 @@ function createWalker(
     sink.warn(
       'schema-array-without-items',
       pointer,
-      'array schema without items; items: {} (any value) is assumed',
+      'array schema without items; items of any value are assumed',
     )
-    out.items = {}
+    out.items = anyValueSchema()
   }
 
   /**
@@ -594,7 +638,7 @@ function declaredNames(schema: unknown, document: unknown, depth = 0): Set<strin
       ? resolvePointer(document, schema.$ref)
       : schema
   if (!isRecord(node) || depth > 8) return new Set()
-  const names = new Set(isRecord(node.properties) ? Object.keys(node.properties) : [])
+  const names = new Set(Object.keys(referencedMap(node.properties, document)))
   const members = [
     ...(Array.isArray(node.allOf) ? node.allOf : []),
     ...(Array.isArray(node.oneOf) ? node.oneOf : []),
@@ -602,6 +646,15 @@ function declaredNames(schema: unknown, document: unknown, depth = 0): Set<strin
   ]
   for (const member of members) for (const name of declaredNames(member, document, depth + 1)) names.add(name)
   return names
+}
+
+/** A `properties` value, or the map it points at when it is written as one `$ref` (see propertiesMap). */
+function referencedMap(value: unknown, document: unknown): Record<string, unknown> {
+  if (!isRecord(value)) return {}
+  const ref = value.$ref
+  if (Object.keys(value).length !== 1 || typeof ref !== 'string' || !ref.startsWith('#')) return value
+  const target = resolvePointer(document, ref)
+  return isRecord(target) ? target : value
 }
 
 /** Whether a name not in properties is still declared: by a patternProperties entry or a schema-valued additionalProperties. */

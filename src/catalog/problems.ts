@@ -45,13 +45,15 @@ export const PROBLEM_CODES = {
   'schema-invalid': 'a schema is not an object; an empty schema stands in',
   'schema-too-deep':
     'a schema nests deeper than toolgate follows; an empty schema stands in below that depth',
-  'schema-array-without-items': 'an array schema has no items; items: {} was added',
+  'schema-array-without-items': 'an array schema has no items; items of any value were added',
   'schema-required-unknown':
     'required names a property that nothing in its object (nor the object it is a member of) declares; it was removed from required',
   'schema-allof-closed': "allOf members each forbid the others' properties; they are merged into one object",
   'schema-closed-alternatives':
     'a root closes or requires what only its oneOf/anyOf branches declare; repaired into the branches',
   'schema-false-property': 'a property schema is false; the property was removed',
+  'schema-properties-ref':
+    'properties is written as a $ref to a map of properties (a bundling artifact); the map it points at is used',
   'schema-keyword-invalid':
     'a keyword has a value JSON Schema 2020-12 forbids (exclusiveMaximum: true, minLength: "3"); translated, or left out',
   'schema-pattern-invalid':

@@ -1,3 +1,4 @@
+import { isAnyValueSchema } from '../catalog/infer-type.js'
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 
@@ -68,6 +69,7 @@ function boundHints(schema: JsonSchema): string[] {
 }
 
 function structureHints(schema: JsonSchema): string[] {
+  if (isAnyValueSchema(schema)) return ['Any JSON value.']
   if (isRecord(schema.items)) return [`Items: ${shape(schema.items)}.`]
   const fields = fieldList(schema)
   if (fields) return [`Fields: ${fields}.`]
@@ -84,7 +86,7 @@ export function shape(schema: JsonSchema): string {
   const enumPart = Array.isArray(schema.enum) ? `, one of ${listValues(schema.enum)}` : ''
   const fields = fieldList(schema, false)
   if (fields) return `${typeof schema.title === 'string' ? `${schema.title}: ` : ''}object with ${fields}`
-  if (isRecord(schema.items)) return `array of ${typeName(schema.items)}`
+  if (isRecord(schema.items) && !isAnyValueSchema(schema)) return `array of ${typeName(schema.items)}`
   return type + enumPart
 }
 
@@ -105,7 +107,7 @@ function fieldList(schema: JsonSchema, nested = true): string | undefined {
 
 /** The JSON Schema type in words; unions and combinators named by their members. */
 export function typeName(schema: JsonSchema): string {
-  if (!isRecord(schema)) return 'any value'
+  if (!isRecord(schema) || isAnyValueSchema(schema)) return 'any value'
   const type = schema.type
   if (typeof type === 'string') return type
   if (Array.isArray(type)) return type.filter((t) => t !== 'null').join(' or ') || 'null'

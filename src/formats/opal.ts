@@ -116,21 +116,12 @@ export function opalType(schema: JsonSchema): OpalType {
     case 'array':
       return declared
   }
-  if (schema.properties || schema.$ref) return 'object'
-  if (schema.items || schema.prefixItems) return 'array'
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return jsonType(schema.enum[0])
+  // The catalog writes every type out (infer-type.ts); a reference or an untyped union is left.
+  if (schema.$ref) return 'object'
   const variants = (schema.oneOf ?? schema.anyOf) as JsonSchema[] | undefined
   if (Array.isArray(variants) && variants.length > 0) {
     const types = [...new Set(variants.map(opalType))]
     return types.length === 1 || !types.includes('object') ? types[0]! : 'object'
   }
-  return 'string'
-}
-
-function jsonType(value: unknown): OpalType {
-  if (typeof value === 'number') return 'number'
-  if (typeof value === 'boolean') return 'boolean'
-  if (Array.isArray(value)) return 'array'
-  if (value !== null && typeof value === 'object') return 'object'
   return 'string'
 }

@@ -1,3 +1,4 @@
+import { isAnyValueSchema } from '../catalog/infer-type.js'
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { setOwn } from '../util/own.js'
@@ -177,7 +178,7 @@ function strictNode(schema: Schema, depth: number): Schema {
   }
   if (cleaned.allOf || cleaned.prefixItems)
     return asJsonString(schema, 'a combination strict mode cannot describe')
-  if (types.length === 0) return asJsonString(schema, 'any JSON value')
+  if (types.length === 0 || isAnyValueSchema(cleaned)) return asJsonString(schema, 'any JSON value')
   if (types.includes('object')) {
     if (!isRecord(cleaned.properties) || Object.keys(cleaned.properties).length === 0) {
       return asJsonString(schema, 'a free-form object')
@@ -251,14 +252,9 @@ function dropUnsupported(schema: Schema): Schema {
   return out
 }
 
+/** The catalog writes every type out (infer-type.ts); a renderer only reads it. */
 function typesOf(schema: Schema): string[] {
   if (typeof schema.type === 'string') return [schema.type]
   if (Array.isArray(schema.type)) return schema.type as string[]
-  if (isRecord(schema.properties)) return ['object']
-  if (schema.items) return ['array']
-  if (Array.isArray(schema.enum) && schema.enum.length > 0)
-    return [
-      ...new Set(schema.enum.map((v) => (v === null ? 'null' : typeof v === 'number' ? 'number' : typeof v))),
-    ]
   return []
 }

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { stringify } from 'yaml'
+import { anyValueSchema } from '../../src/catalog/infer-type.js'
 import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-catalog.js'
 
 const petPath = (bodyRef: string) => ({
@@ -108,7 +109,7 @@ describe('references', () => {
       problemsOf(catalog, 'source-ref-unresolved')[0]?.message ?? '',
       /outside the specs directory/,
     )
-    assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: {} })
+    assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: anyValueSchema() })
   })
 
   test('a missing sibling file affects only the operation using it', async () => {
@@ -126,7 +127,7 @@ describe('references', () => {
 
   test('a dangling local $ref is repaired with {} and reported at its pointer; the tool stays', async () => {
     const catalog = await catalogOf({ 'a.yaml': openapi(petPath('#/components/schemas/Nope')) })
-    assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: {} })
+    assert.deepEqual(toolById(catalog, 'a:addPet').inputSchema.properties, { body: anyValueSchema() })
     assert.deepEqual(
       problemsOf(catalog, 'ref-dangling').map((p) => [p.severity, p.file, p.pointer]),
       [['warning', 'a.yaml', '/paths/~1pets/post/requestBody/content/application~1json/schema']],

@@ -2,6 +2,7 @@
 // shown done right: the tool is there, its schema is valid and its binding maps back to the request.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { anyValueSchema } from '../../src/catalog/infer-type.js'
 import { ARGUMENT_KEY_PATTERN } from '../../src/catalog/input-schema.js'
 import { WIRE_NAME_PATTERN } from '../../src/catalog/wire-name.js'
 import { catalogOf, ok, openapi, problemsOf, toolById } from '../helpers/memory-catalog.js'
@@ -11,7 +12,7 @@ const props = (tool: { inputSchema: Record<string, unknown> }) =>
   tool.inputSchema.properties as Record<string, Record<string, unknown>>
 
 describe('converters §3/§4: what the peers get wrong', () => {
-  test('array without items (samchon crashes on the whole document): items: {} added, a warning, the document serves', async () => {
+  test('array without items (samchon crashes on the whole document): items of any value added, a warning, the document serves', async () => {
     const catalog = await catalogOf({
       'a.yaml': openapi({
         '/x': {
@@ -23,7 +24,7 @@ describe('converters §3/§4: what the peers get wrong', () => {
         },
       }),
     })
-    assert.deepEqual(props(toolById(catalog, 'a:x')).ids, { type: 'array', items: {} })
+    assert.deepEqual(props(toolById(catalog, 'a:x')).ids, { type: 'array', items: anyValueSchema() })
     assert.equal(
       problemsOf(catalog, 'schema-array-without-items')[0]?.pointer,
       '/paths/~1x/get/parameters/0/schema',
@@ -543,7 +544,7 @@ describe('converters §3/§4: what the peers get wrong', () => {
       }),
     })
     const tool = toolById(catalog, 'a:x')
-    assert.deepEqual(props(tool), { a: { type: 'string' }, c: {} })
+    assert.deepEqual(props(tool), { a: { type: 'string' }, c: anyValueSchema() })
     assert.deepEqual(tool.inputSchema.required, ['a'])
     assert.deepEqual(catalog.problems.map((p) => p.code).sort(), [
       'schema-false-property',

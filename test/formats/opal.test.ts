@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { buildCatalog, DISCOVER_VIEW, fsSourceReader, loadSpecsDirectory } from '../../src/catalog/index.js'
+import { anyValueSchema } from '../../src/catalog/infer-type.js'
 import { renderClaudeTools, renderOpenAITools } from '../../src/formats/index.js'
 import { opalType, renderOpalDiscovery } from '../../src/formats/opal.js'
 import { catalogOf, ok, openapi } from '../helpers/memory-catalog.js'
@@ -75,14 +76,13 @@ describe('Opal discovery renderer (seed 000)', () => {
     ])
   })
 
-  test('types: integer → number, unions take their first non-null type, combinators and refs → object', () => {
+  test('types: integer → number, unions take their first non-null type, combinators and refs → object, any value → string', () => {
     assert.equal(opalType({ type: 'integer' }), 'number')
     assert.equal(opalType({ type: ['string', 'null'] }), 'string')
     assert.equal(opalType({ oneOf: [{ type: 'object' }, { type: 'string' }] }), 'object')
     assert.equal(opalType({ anyOf: [{ type: 'integer' }, { type: 'number' }] }), 'number')
     assert.equal(opalType({ $ref: '#/$defs/Node' }), 'object')
-    assert.equal(opalType({ enum: [true, false] }), 'boolean')
-    assert.equal(opalType({}), 'string')
+    assert.equal(opalType(anyValueSchema()), 'string')
   })
 
   test('configured auth_requirements appear with snake_case scope_bundle, only on that service', async () => {
