@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/types.js'
+import { countTokens } from './count-tokens.js'
 import { ServedDocument } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
@@ -14,11 +15,18 @@ export interface ViewRenderer {
   render(catalog: Catalog, viewName: string): unknown
   /** Formats served per service too (`/openai/:service.json`). */
   renderService?(catalog: Catalog, viewName: string, serviceId: string): unknown
+  /** Deferred formats: the part of the document a model holds before any tool search. */
+  upfront?(document: unknown): unknown
 }
 
 export interface ServedSize {
   readonly bytes: number
   readonly tools: number
+  /**
+   * o200k_base tokens of the compact JSON a model holds before any tool search: the whole
+   * document, or for a deferred format only what loads up front (namespaces, the search tool).
+   */
+  readonly tokens: number
 }
 
 /** The documents of one catalog version. */
@@ -81,13 +89,15 @@ export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]
     sizes[view] = {}
     for (const renderer of renderers) {
       const value = renderer.render(catalog, view)
-      let bytes: number
+      let json: string
       if (renderer.served === 'eager') {
         const document = new ServedDocument(value)
         eager.push({ format: renderer.format, view, document })
-        bytes = document.body.length
-      } else bytes = Buffer.byteLength(JSON.stringify(value))
-      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
+        json = document.body.toString()
+      } else json = JSON.stringify(value)
+      const bytes = Buffer.byteLength(json)
+      const tokens = countTokens(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json)
+      sizes[view][renderer.format] = { bytes, tools: toolIds.length, tokens }
     }
   }
   return { sizes, eager }
