@@ -5,7 +5,7 @@ import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
-export { countTokens } from './count-tokens.js'
+export { countTokens, type TokenCount } from './count-tokens.js'
 export {
   type ClaudeDeferredTool,
   deferredUpfront,
@@ -48,7 +48,7 @@ export interface RenderOptions {
 /** Every format the gateway serves a view in; each protocol surface adds its renderer here. */
 export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
   return [
-    { format: 'tools', served: 'measured', render: renderToolList },
+    { format: 'tools', served: 'measured', render: renderToolList, counted: false },
     {
       format: 'opal',
       served: 'eager',
