@@ -381,6 +381,27 @@ const LimitsSchema = Type.Object(
   { additionalProperties: false },
 )
 
+const BudgetsSchema = Type.Object(
+  {
+    openaiTools: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: "functions in one view's /openai.json before toolgate lint warns (128: OpenAI's limit)",
+      }),
+    ),
+    tokens: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description:
+          'o200k tokens of one view in one format (as /catalog counts them) before toolgate lint warns',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const OpalSchema = Type.Object(
   {
     name: Type.Optional(Type.String({ minLength: 1 })),
@@ -420,6 +441,7 @@ export const FileConfigSchema = Type.Object(
     clients: Type.Optional(Type.Array(ClientSchema)),
     rateLimits: Type.Optional(RateLimitsSchema),
     limits: Type.Optional(LimitsSchema),
+    budgets: Type.Optional(BudgetsSchema),
   },
   { additionalProperties: false },
 )

@@ -5,6 +5,7 @@ import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
+export { type Budgets, type BudgetWarning, checkBudgets, DEFAULT_BUDGETS } from './budgets.js'
 export { countTokens, type TokenCount } from './count-tokens.js'
 export {
   type ClaudeDeferredTool,
