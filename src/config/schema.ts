@@ -365,7 +365,8 @@ const LimitsSchema = Type.Object(
     ),
     buildMemoryMb: Type.Optional(
       Type.Integer({
-        minimum: 16,
+        // The worker holds the o200k tokenizer (~35 MB of heap) to count the views' tokens.
+        minimum: 64,
         maximum: 65_536,
         description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
       }),
