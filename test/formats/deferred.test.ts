@@ -118,6 +118,10 @@ describe('namespace names', () => {
     assert.equal(names.get('fs'), 'file_search_api')
     assert.ok(names.get('long')!.length <= 64)
     assert.deepEqual(assignNamespaceNames([{ id: 'a', alias: 'help_desk' }]).get('a'), 'help_desk')
+    const hostile = assignNamespaceNames(
+      ['__proto__', 'constructor', 'toString', '...'].map((id) => ({ id, alias: id })),
+    )
+    assert.deepEqual([...hostile.values()], ['proto', 'constructor', 'toString', 'service'])
   })
 })
 
