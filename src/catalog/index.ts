@@ -34,6 +34,7 @@ export {
 } from './remote-source.js'
 export { SourceReadError } from './source-read-error.js'
 export type * from './types.js'
+export { assignNamespaceNames } from './wire-name.js'
 
 /** Loads a specs directory and builds its catalog in one call. */
 export async function loadCatalog(
