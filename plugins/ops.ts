@@ -91,9 +91,12 @@ async function ops(fastify: FastifyInstance) {
     reloads: fastify.catalogStore.history(),
   }))
 
-  fastify.get('/catalog', { config: { access: 'operator' } }, async (request, reply) =>
-    sendDocument(request, reply, fastify.catalogStore.current().catalogDocument),
-  )
+  fastify.get('/catalog', { config: { access: 'operator' } }, async (request, reply) => {
+    const snapshot = fastify.catalogStore.current()
+    // Token counts arrive from the build worker just after a new version swaps in.
+    await snapshot.tokensSettled
+    return sendDocument(request, reply, snapshot.catalogDocument)
+  })
 }
 
 function lastReload(fastify: FastifyInstance) {

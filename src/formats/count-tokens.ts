@@ -31,15 +31,33 @@ export interface TokenCount {
  * by length: within 0.6% of the exact count on Kubernetes and Stripe, in ~0.1 s.
  */
 export function countTokens(json: string): TokenCount {
-  if (json.length <= EXACT_TOKEN_CHARS) return { tokens: countO200k(json), estimated: false }
+  return countSample(tokenSample(json))
+}
+
+/** What counting a document needs: its text, or its samples and their scale (≤ 1 MB either way). */
+export interface TokenSample {
+  readonly texts: readonly string[]
+  /** The document's length over the sampled length: 1 when counted whole. */
+  readonly scale: number
+}
+
+/** A document's text to count, sampled above EXACT_TOKEN_CHARS, so it can be counted later elsewhere. */
+export function tokenSample(json: string): TokenSample {
+  if (json.length <= EXACT_TOKEN_CHARS) return { texts: [json], scale: 1 }
   const size = Math.floor(EXACT_TOKEN_CHARS / SAMPLES)
   const step = Math.floor(json.length / SAMPLES)
-  let tokens = 0
+  const texts: string[] = []
   let chars = 0
   for (let i = 0; i < SAMPLES; i++) {
     const slice = json.slice(i * step, i * step + size)
-    tokens += countO200k(slice)
+    texts.push(slice)
     chars += slice.length
   }
-  return { tokens: Math.round((tokens * json.length) / chars), estimated: true }
+  return { texts, scale: json.length / chars }
+}
+
+export function countSample({ texts, scale }: TokenSample): TokenCount {
+  let tokens = 0
+  for (const text of texts) tokens += countO200k(text)
+  return scale === 1 ? { tokens, estimated: false } : { tokens: Math.round(tokens * scale), estimated: true }
 }

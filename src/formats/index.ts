@@ -31,13 +31,17 @@ export {
   viewTools,
 } from './openai.js'
 export {
+  countTokenSamples,
   type RenderedDocument,
   type RenderedViews,
   renderEager,
   renderViews,
   type ServedSize,
+  type TokenJob,
+  type TokenSizes,
   type ViewDocuments,
   type ViewRenderer,
+  withTokens,
 } from './render-views.js'
 export { type ContentEncoding, ServedDocument } from './served-document.js'
 export { type ListedTool, renderToolList } from './tool-list.js'

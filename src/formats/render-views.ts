@@ -1,5 +1,5 @@
 import type { Catalog } from '../catalog/types.js'
-import { countTokens } from './count-tokens.js'
+import { countSample, type TokenSample, tokenSample } from './count-tokens.js'
 import { ServedDocument } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
@@ -44,7 +44,19 @@ export interface RenderedViews {
   /** Per view and format, the bytes an agent is served and how many tools that is (SPEC §1). */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
   readonly eager: readonly RenderedDocument[]
+  /** With `deferTokens`: what is left to count, per view and format (countTokenSamples). */
+  readonly tokenSamples?: readonly TokenJob[]
 }
+
+/** One document's tokens, left to count after the catalog swaps (renderEager's `deferTokens`). */
+export interface TokenJob {
+  readonly view: string
+  readonly format: string
+  readonly sample: TokenSample
+}
+
+/** Token counts per view and format, as `sizes` holds them. */
+export type TokenSizes = Record<string, Record<string, Pick<ServedSize, 'tokens' | 'tokensEstimated'>>>
 
 export interface RenderedDocument {
   readonly format: string
@@ -91,9 +103,14 @@ export function renderViews(
  * version, so counting never stalls the event loop; sampling above 1 MB bounds it to ~0.1 s a
  * document (the Kubernetes API: ~1 s for its seven counted documents, instead of ~5 s exact).
  */
-export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]): RenderedViews {
+export function renderEager(
+  catalog: Catalog,
+  renderers: readonly ViewRenderer[],
+  { deferTokens = false }: { readonly deferTokens?: boolean } = {},
+): RenderedViews {
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
+  const jobs: TokenJob[] = []
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
     for (const renderer of renderers) {
@@ -104,16 +121,42 @@ export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]
         eager.push({ format: renderer.format, view, document })
         json = document.body.toString()
       } else json = JSON.stringify(value)
-      const bytes = Buffer.byteLength(json)
-      sizes[view][renderer.format] = { bytes, tools: toolIds.length, ...tokensOf(renderer, value, json) }
+      sizes[view][renderer.format] = { bytes: Buffer.byteLength(json), tools: toolIds.length }
+      // What a model holds before any search: the whole document, or its upfront part.
+      if (renderer.counted !== false)
+        jobs.push({
+          view,
+          format: renderer.format,
+          sample: tokenSample(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json),
+        })
     }
   }
-  return { sizes, eager }
+  if (deferTokens) return { sizes, eager, tokenSamples: jobs }
+  return { sizes: withTokens(sizes, countTokenSamples(jobs)), eager }
 }
 
-/** A format's tokens: what a model holds before any search (the whole document, or its upfront part). */
-function tokensOf(renderer: ViewRenderer, value: unknown, json: string): Partial<ServedSize> {
-  if (renderer.counted === false) return {}
-  const { tokens, estimated } = countTokens(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json)
-  return estimated ? { tokens, tokensEstimated: true } : { tokens }
+/** Counts what renderEager left to count (the tokenizer loads on first use: ~35 MB, ~0.3 s). */
+export function countTokenSamples(jobs: readonly TokenJob[]): TokenSizes {
+  const counted: TokenSizes = {}
+  for (const { view, format, sample } of jobs) {
+    const { tokens, estimated } = countSample(sample)
+    counted[view] ??= {}
+    counted[view][format] = estimated ? { tokens, tokensEstimated: true } : { tokens }
+  }
+  return counted
+}
+
+/** Sizes with their token counts filled in. */
+export function withTokens(
+  sizes: RenderedViews['sizes'],
+  tokens: TokenSizes,
+): Record<string, Record<string, ServedSize>> {
+  return Object.fromEntries(
+    Object.entries(sizes).map(([view, formats]) => [
+      view,
+      Object.fromEntries(
+        Object.entries(formats).map(([format, size]) => [format, { ...size, ...tokens[view]?.[format] }]),
+      ),
+    ]),
+  )
 }

@@ -3,6 +3,7 @@
 // everything else arrives as plain data, and everything it answers is bytes.
 import { parentPort, workerData } from 'node:worker_threads'
 import { createFsSourceReader, type SpecReadLimits } from '../catalog/index.js'
+import { countTokenSamples, type TokenSizes } from '../formats/index.js'
 import { buildVersion, type VersionRequest } from './build-version.js'
 import {
   type BuilderMemory,
@@ -25,7 +26,7 @@ async function run(input: WorkerInput) {
   const lastGood = lazyLastGood(input.memory.lastGood)
   const previous = input.memory.fingerprint && decodeFingerprint(input.memory.fingerprint)
   const built = await buildVersion(
-    { ...input.request, ...(previous ? { previous } : {}) },
+    { ...input.request, deferTokens: true, ...(previous ? { previous } : {}) },
     createFsSourceReader(input.read),
     lastGood,
   )
@@ -43,6 +44,14 @@ async function run(input: WorkerInput) {
       views ? views.documents.map((document) => document.body) : [],
     ),
   )
+  // The new version serves already; its token counts follow in a second message (/catalog waits).
+  const samples = built.views?.tokenSamples
+  if (samples) parentPort!.postMessage({ tokens: countTokenSamples(samples) } satisfies TokenAnswer)
+}
+
+/** The worker's second message, after a changed build: each view's and format's tokens. */
+export interface TokenAnswer {
+  readonly tokens: TokenSizes
 }
 
 run(workerData as WorkerInput).catch((err: Error) => {

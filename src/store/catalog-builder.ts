@@ -7,7 +7,7 @@ import type {
   SourceReader,
   SpecReadLimits,
 } from '../catalog/index.js'
-import type { RenderedViews, RenderOptions } from '../formats/index.js'
+import type { RenderedViews, RenderOptions, TokenSizes } from '../formats/index.js'
 import { buildVersion, type VersionFingerprint } from './build-version.js'
 import {
   type BuilderMemory,
@@ -17,7 +17,7 @@ import {
   decodeViews,
   remoteWithoutTokens,
 } from './build-wire.js'
-import type { WorkerInput } from './build-worker.js'
+import type { TokenAnswer, WorkerInput } from './build-worker.js'
 import type { RemoteState } from './remote-sources.js'
 
 /**
@@ -38,6 +38,11 @@ export interface BuildOutcome {
   /** The new catalog and its rendered views, when changed. */
   readonly catalog?: Catalog
   readonly views?: RenderedViews
+  /**
+   * The views' token counts when they come after the build (the worker counts once it has
+   * answered); undefined when they could not be counted (the worker stopped).
+   */
+  readonly tokens?: Promise<TokenSizes | undefined>
 }
 
 export interface BuilderSettings {
@@ -104,6 +109,11 @@ interface WorkerAnswer {
   readonly memory: BuilderMemory
 }
 
+interface Answered {
+  readonly answer: WorkerAnswer
+  readonly tokens?: Promise<TokenSizes | undefined>
+}
+
 /**
  * Builds each version in a fresh worker thread (issue 14: a 60 MB spec blocked every request for
  * 16 s when built on the event loop). The worker is bounded in time and heap; when it is stopped
@@ -113,9 +123,29 @@ interface WorkerAnswer {
 export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBounds): CatalogBuilder {
   let memory: BuilderMemory = { lastGood: new Map() }
   let running: { worker: Worker; stop(reason: string): void } | undefined
+  /** Workers counting tokens after their answer, stopped on close. */
+  const counting = new Set<Worker>()
   let closed = false
+  /** The worker's second message, bounded by the build's own time limit; undefined if it never comes. */
+  const tokensOf = (worker: Worker) => {
+    counting.add(worker)
+    return new Promise<TokenSizes | undefined>((resolve) => {
+      const done = (tokens?: TokenSizes) => {
+        clearTimeout(timer)
+        counting.delete(worker)
+        resolve(tokens)
+      }
+      const timer = setTimeout(() => {
+        done()
+        void worker.terminate()
+      }, bounds.timeoutMs)
+      worker.once('message', (answer: TokenAnswer) => done(answer.tokens))
+      worker.once('error', () => done())
+      worker.once('exit', () => done())
+    })
+  }
   const answerOf = (remote: RemoteState, reload: boolean) =>
-    new Promise<WorkerAnswer>((resolve, reject) => {
+    new Promise<Answered>((resolve, reject) => {
       const input: WorkerInput = {
         request: { ...settings, remote: remoteWithoutTokens(remote), reload },
         memory,
@@ -143,8 +173,9 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
       }
       worker.once('message', (answer: WorkerAnswer) => {
         settle()
-        if (answer.ok) resolve(answer)
-        else reject(new CatalogBuildError(answer.error ?? 'the catalog build failed'))
+        if (!answer.ok) reject(new CatalogBuildError(answer.error ?? 'the catalog build failed'))
+        // Listening now, in this turn: the second message cannot slip past.
+        else resolve({ answer, ...(answer.views ? { tokens: tokensOf(worker) } : {}) })
       })
       worker.once('error', (err: Error & { code?: string }) => {
         settle()
@@ -164,20 +195,21 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
   return {
     async build(remote, reload) {
       if (closed) throw new CatalogBuildError('the catalog store is closed')
-      const answer = await answerOf(remote, reload)
+      const { answer, tokens } = await answerOf(remote, reload)
       memory = answer.memory
       return {
         changed: answer.changed,
         diff: answer.diff,
         ...(answer.catalog ? { catalog: await decodeCatalog(answer.catalog) } : {}),
         ...(answer.views ? { views: decodeViews(answer.views) } : {}),
+        ...(tokens ? { tokens } : {}),
       }
     },
     async close() {
       closed = true
       const worker = running?.worker
       running?.stop('the gateway is shutting down; the catalog build was stopped')
-      await worker?.terminate()
+      await Promise.all([worker?.terminate(), ...[...counting].map((w) => w.terminate())])
     },
   }
 }

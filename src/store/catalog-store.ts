@@ -66,7 +66,7 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
     await builder.close()
     throw new Error(`the first catalog build failed: ${err.message}`)
   })
-  let snapshot = buildSnapshot(first.catalog!, now(), deps.render, undefined, first.views)
+  let snapshot = buildSnapshot(first.catalog!, now(), deps.render, undefined, first.views, first.tokens)
   const history: ReloadRecord[] = []
   const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
   let watcher: SpecsWatcher | undefined
@@ -95,7 +95,7 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
         stale: sourcesWith(after, 'stale'),
         failed: sourcesWith(after, 'failed'),
       }
-      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record, built.views)
+      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record, built.views, built.tokens)
     } catch (err) {
       record = {
         trigger,

@@ -13,7 +13,9 @@ import {
   renderViews,
   ServedDocument,
   type ServedSize,
+  type TokenSizes,
   type ViewRenderer,
+  withTokens,
 } from '../formats/index.js'
 import { PACKAGE_VERSION } from '../version.js'
 import type { ReloadRecord } from './types.js'
@@ -34,8 +36,10 @@ export interface CatalogSnapshot {
   readonly reload?: ReloadRecord
   /** Each view in each format as served (bytes, ETag, compressed variants). */
   readonly documents: CatalogDocuments
-  /** Per view and format: bytes served and tool count. */
+  /** Per view and format: bytes served, tool count and (once counted) tokens. */
   readonly sizes: Readonly<Record<string, Readonly<Record<string, ServedSize>>>>
+  /** Settles when the token counts are in `sizes` (or could not be counted): /catalog waits for it. */
+  readonly tokensSettled: Promise<void>
   /** GET /catalog, rendered on its first request: for 1,000 tools it weighs ~30 MB. */
   readonly catalogDocument: ServedDocument
   /**
@@ -60,9 +64,15 @@ export function buildSnapshot(
   render: RenderOptions,
   reload?: ReloadRecord,
   rendered?: RenderedViews,
+  tokens?: Promise<TokenSizes | undefined>,
 ): CatalogSnapshot {
   const renderers = createViewRenderers(render)
-  const { sizes, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
+  const { sizes: measured, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
+  let sizes = measured
+  // Counted in the build worker after it answered (the version serves meanwhile).
+  const tokensSettled = (tokens ?? Promise.resolve(undefined)).then((counted) => {
+    if (counted) sizes = withTokens(sizes, counted)
+  })
   const documents = documentsWith(catalog, renderers, eager.get)
   const narrowed = new WeakMap<Catalog, CatalogDocuments>()
   let catalogDocument: ServedDocument | undefined
@@ -77,7 +87,10 @@ export function buildSnapshot(
     catalog,
     loadedAt: loadedAt.toISOString(),
     documents,
-    sizes,
+    get sizes() {
+      return sizes
+    },
+    tokensSettled,
     ...(reload ? { reload } : {}),
     get catalogDocument() {
       catalogDocument ??= new ServedDocument({
