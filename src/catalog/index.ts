@@ -32,6 +32,13 @@ export {
   type RemoteSourceOptions,
   type RemoteTool,
 } from './remote-source.js'
+export {
+  buildSearchIndex,
+  MAX_QUERY_TERMS,
+  type ToolMatch,
+  type ToolSearchIndex,
+  type ToolSearchOptions,
+} from './search-index.js'
 export { SourceReadError } from './source-read-error.js'
 export type * from './types.js'
 
