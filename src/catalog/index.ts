@@ -34,6 +34,7 @@ export {
 } from './remote-source.js'
 export {
   buildSearchIndex,
+  buildSearchIndexAsync,
   MAX_QUERY_TERMS,
   type ToolMatch,
   type ToolSearchIndex,

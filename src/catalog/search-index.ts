@@ -48,6 +48,38 @@ type IndexedTool = { readonly id: string } & Record<Field, string>
 
 /** Builds the index of a catalog's callable tools (seed 003: ignored tools are not callable). */
 export function buildSearchIndex(catalog: Catalog): ToolSearchIndex {
+  const prepared = prepareIndex(catalog)
+  prepared.index.addAll(prepared.tools.map(prepared.documentOf))
+  return searchOver(prepared)
+}
+
+/** Tools indexed per turn of the event loop: ~15 ms of work each. */
+const CHUNK = 250
+
+/**
+ * The same index, built in chunks that yield to the event loop: 20,000 tools (limits.operations)
+ * take about a second to index, which must not stall /health during a reload (issue 14).
+ */
+export async function buildSearchIndexAsync(catalog: Catalog): Promise<ToolSearchIndex> {
+  const prepared = prepareIndex(catalog)
+  for (let start = 0; start < prepared.tools.length; start += CHUNK) {
+    await new Promise((resolve) => setImmediate(resolve))
+    prepared.index.addAll(prepared.tools.slice(start, start + CHUNK).map(prepared.documentOf))
+  }
+  return searchOver(prepared)
+}
+
+interface PreparedIndex {
+  readonly index: MiniSearch<IndexedTool>
+  /** The tools to index, and what is indexed of each. */
+  readonly tools: readonly Tool[]
+  readonly documentOf: (tool: Tool) => IndexedTool
+  readonly byId: ReadonlyMap<string, Tool>
+  readonly weights: ReadonlyMap<string, number>
+  readonly actions: ReadonlyMap<string, string>
+}
+
+function prepareIndex(catalog: Catalog): PreparedIndex {
   const services = new Map(catalog.services.map((service) => [service.id, service]))
   const byId = new Map<string, Tool>()
   const index = new MiniSearch<IndexedTool>({
@@ -58,16 +90,18 @@ export function buildSearchIndex(catalog: Catalog): ToolSearchIndex {
   })
   const weights = new Map<string, number>()
   const actions = new Map<string, string>()
-  const documents: IndexedTool[] = []
-  const boilerplate = sharedDescriptions(catalog.tools)
-  for (const tool of catalog.tools) {
-    if (tool.ignored) continue
+  const tools = catalog.tools.filter((tool) => !tool.ignored)
+  for (const tool of tools) {
     byId.set(tool.id, tool)
     weights.set(tool.id, documentWeight(tool))
     actions.set(tool.id, actionOf(tool))
-    documents.push(searchableText(tool, services.get(tool.serviceId), boilerplate))
   }
-  index.addAll(documents)
+  const boilerplate = sharedDescriptions(tools)
+  const documentOf = (tool: Tool) => searchableText(tool, services.get(tool.serviceId), boilerplate)
+  return { index, tools, documentOf, byId, weights, actions }
+}
+
+function searchOver({ index, byId, weights, actions }: PreparedIndex): ToolSearchIndex {
   return {
     size: byId.size,
     search(query, { limit, accept }) {

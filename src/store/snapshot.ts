@@ -59,9 +59,10 @@ export interface CatalogSnapshot {
   /** Output-schema checks of this catalog version (MCP structuredContent), compiled per tool on first use. */
   readonly outputValidator: OutputValidator
   /**
-   * The tool search index of this version (GET /tools/search, MCP search mode), built with the
-   * snapshot before it is swapped in: no search runs on half of a version or pays for the build
-   * (~110 ms for Kubernetes + Stripe + Twilio's 1,651 tools, bench/search/run.ts).
+   * The tool search index of this version (GET /tools/search, MCP search mode), built before the
+   * snapshot is swapped in: no search runs on half of a version or pays for the build (~110 ms
+   * for Kubernetes + Stripe + Twilio's 1,651 tools, bench/search/run.ts). The store builds it in
+   * chunks that yield to the event loop (buildSearchIndexAsync); built here when not given.
    */
   readonly search: ToolSearchIndex
 }
@@ -72,6 +73,7 @@ export function buildSnapshot(
   render: RenderOptions,
   reload?: ReloadRecord,
   rendered?: RenderedViews,
+  search: ToolSearchIndex = buildSearchIndex(catalog),
 ): CatalogSnapshot {
   const renderers = createViewRenderers(render)
   const { sizes, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
@@ -115,7 +117,7 @@ export function buildSnapshot(
     serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
     validator: createArgumentValidator(),
     outputValidator: createOutputValidator(),
-    search: buildSearchIndex(catalog),
+    search,
   })
 }
 
