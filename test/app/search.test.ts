@@ -56,6 +56,13 @@ describe('GET /tools/search', () => {
           `${format}: ${hit.name}`,
         )
     }
+    const described = (await app.inject('/documentation/json')).json().paths['/tools/search']
+    assert.deepEqual(described.get.parameters.map((p: { name: string }) => p.name).sort(), [
+      'format',
+      'limit',
+      'profile',
+      'q',
+    ])
     const mcp = (await app.inject('/tools/search?q=pay+an+invoice&format=mcp&limit=1')).json().tools as Hit[]
     assert.equal(mcp[0]!.definition.name, 'billing_pay_invoice')
     assert.equal((mcp[0]!.definition.inputSchema as { type: string }).type, 'object')
