@@ -137,9 +137,17 @@ const BOILERPLATE_USES = 10
 function sharedDescriptions(tools: readonly Tool[]): Set<string> {
   const uses = new Map<string, number>()
   for (const tool of tools)
-    for (const { description } of tool.parameters)
+    for (const description of argumentDescriptions(tool))
       if (description) uses.set(description, (uses.get(description) ?? 0) + 1)
   return new Set([...uses].filter(([, count]) => count > BOILERPLATE_USES).map(([text]) => text))
+}
+
+/** The description of each argument (the input schema's top-level properties: parameters and body fields). */
+function argumentDescriptions(tool: Tool): string[] {
+  const properties = Object.values(
+    (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>,
+  )
+  return properties.map((property) => (typeof property.description === 'string' ? property.description : ''))
 }
 
 /** What identifies a tool, one text per field. */
@@ -155,7 +163,7 @@ function searchableText(tool: Tool, service: Service | undefined, boilerplate: S
     description: tool.description,
     parameters: [
       ...properties,
-      ...tool.parameters.map(({ description = '' }) => (boilerplate.has(description) ? '' : description)),
+      ...argumentDescriptions(tool).map((description) => (boilerplate.has(description) ? '' : description)),
       tool.requestBody?.description ?? '',
     ].join(' '),
   }

@@ -60,7 +60,7 @@ export interface CatalogSnapshot {
   readonly outputValidator: OutputValidator
   /**
    * The tool search index of this version (GET /tools/search, MCP search mode), built before the
-   * snapshot is swapped in: no search runs on half of a version or pays for the build (~110 ms
+   * snapshot is swapped in: no search runs on half of a version or pays for the build (~160 ms
    * for Kubernetes + Stripe + Twilio's 1,651 tools, bench/search/run.ts). The store builds it in
    * chunks that yield to the event loop (buildSearchIndexAsync); built here when not given.
    */

@@ -17,13 +17,13 @@ import { fromRoot } from '../helpers/paths.js'
 const FILES = ['kubernetes-v1.13.json', 'stripe.json', 'twilio-api-v2010.json']
 
 /**
- * Floors set from what the index reaches (75 tasks: recall@5 0.560, MRR@10 0.455; worded like
- * the tools 0.796 / 0.678, paraphrases 0.115 / 0.035), a little below so that a tie reordered by
+ * Floors set from what the index reaches (75 tasks: recall@5 0.573, MRR@10 0.471; worded like
+ * the tools 0.816 / 0.684, paraphrases 0.115 / 0.070), a little below so that a tie reordered by
  * a MiniSearch patch does not fail the build; a ranking change that loses two tasks fails it.
  * Paraphrases are where lexical ranking stops: the user's words are in no field of the tool.
  */
-const RECALL_AT_5_FLOOR = 0.54
-const MRR_FLOOR = 0.43
+const RECALL_AT_5_FLOOR = 0.55
+const MRR_FLOOR = 0.45
 
 const terms = (text: string) => new Set(splitWords(text).map(normalizeTerm).filter(Boolean))
 
