@@ -33,34 +33,56 @@ export function acceptIn(catalog: Catalog, view: string): (tool: Tool) => boolea
   return (tool) => ids.has(tool.id)
 }
 
-/** The view that holds only the matched tools, so each renderer renders them and nothing else. */
+/** The view that holds only one matched tool, so a renderer renders it and nothing else. */
 const MATCHED_VIEW = '\u0000matched'
 
+/** A tool's definition in a format, for the catalog (access-narrowed or not) it is found in. */
+export type DefinitionOf = (catalog: Catalog, format: SearchFormat, tool: Tool) => unknown
+
 /**
- * Definitions of the matched tools in one format, in rank order: the document renderers run over
- * a catalog whose one view lists just these tools, so a definition found here is byte for byte
- * the one the whole document holds.
+ * Definitions rendered on a tool's first match and kept per catalog version (access-narrowed
+ * catalogs included, dropped with them): the document renderer runs over a catalog whose one view
+ * lists just this tool, so the definition is byte for byte the one the whole document holds.
  */
+export function createDefinitions(renderers: readonly ViewRenderer[]): DefinitionOf {
+  const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
+  const kept = new WeakMap<Catalog, Map<string, unknown>>()
+  return (catalog, format, tool) => {
+    let definitions = kept.get(catalog)
+    if (!definitions) {
+      definitions = new Map()
+      kept.set(catalog, definitions)
+    }
+    const key = `${format}\u0000${tool.id}`
+    if (!definitions.has(key)) {
+      const renderer = byFormat.get(format)!
+      const alone: Catalog = {
+        ...catalog,
+        tools: [tool],
+        views: { [MATCHED_VIEW]: { name: MATCHED_VIEW, toolIds: [tool.id] } },
+      }
+      const rendered = renderer.render(alone, MATCHED_VIEW)
+      const list = (
+        format === 'opal' ? (rendered as { functions: unknown[] }).functions : rendered
+      ) as unknown[]
+      definitions.set(key, list[0])
+    }
+    return definitions.get(key)
+  }
+}
+
+/** The matched tools in rank order, each with its score and definition in the format asked for. */
 export function renderMatches(
   catalog: Catalog,
   matches: readonly ToolMatch[],
-  renderer: ViewRenderer,
+  format: SearchFormat,
+  definitionOf: DefinitionOf,
 ): SearchHit[] {
-  if (matches.length === 0) return []
-  const matched: Catalog = {
-    ...catalog,
-    tools: matches.map((match) => match.tool),
-    views: { [MATCHED_VIEW]: { name: MATCHED_VIEW, toolIds: matches.map((match) => match.tool.id) } },
-  }
-  const rendered = renderer.render(matched, MATCHED_VIEW)
-  const definitions = (
-    renderer.format === 'opal' ? (rendered as { functions: unknown[] }).functions : rendered
-  ) as unknown[]
-  return matches.map((match, i) => ({
-    name: match.tool.wireName,
-    service: match.tool.serviceId,
-    score: Math.round(match.score * 1000) / 1000,
-    definition: definitions[i],
+  return matches.map(({ tool, score }) => ({
+    name: tool.wireName,
+    service: tool.serviceId,
+    score: Math.round(score * 1000) / 1000,
+    definition: definitionOf(catalog, format, tool),
   }))
 }
 
@@ -86,9 +108,7 @@ const querystring = {
  * to what a client may call when a token comes with it.
  */
 export default async function search(fastify: FastifyInstance) {
-  const renderers = new Map(
-    createViewRenderers(renderOptions(fastify.config)).map((renderer) => [renderer.format, renderer]),
-  )
+  const definitionOf = createDefinitions(createViewRenderers(renderOptions(fastify.config)))
   fastify.get<SearchRoute>(
     '/tools/search',
     { schema: { querystring }, config: { access: 'discovery' } },
@@ -105,7 +125,7 @@ export default async function search(fastify: FastifyInstance) {
         profile,
         format,
         catalogVersion: snapshot.catalog.version,
-        tools: renderMatches(visible, matches, renderers.get(format)!),
+        tools: renderMatches(visible, matches, format, definitionOf),
       }
     },
   )
