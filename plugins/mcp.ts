@@ -20,6 +20,7 @@ import {
 } from '../src/executor/index.js'
 import {
   type McpCallResult,
+  type McpTool,
   renderCallResult,
   renderMcpContext,
   renderMcpTools,
@@ -66,6 +67,17 @@ const canonicalTools = memoPerOwner((catalog: Catalog, view: string) => renderMc
 const strictTools = memoPerOwner((catalog: Catalog, view: string) =>
   renderMcpTools(catalog, view, { strict: true }),
 )
+
+/** A tools/list's tools by name (search mode's describe_tools), kept as long as the list itself. */
+const namedTools = new WeakMap<readonly McpTool[], ReadonlyMap<string, McpTool>>()
+function toolsByName(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
+  let named = namedTools.get(tools)
+  if (!named) {
+    named = new Map(tools.map((tool) => [tool.name, tool]))
+    namedTools.set(tools, named)
+  }
+  return named
+}
 
 /** Resources and prompts are rendered once per catalog version and view (access-filtered catalogs included). */
 const contextOf = memoPerOwner(renderMcpContext)
@@ -389,7 +401,7 @@ function createServer(
     return result
   }
   const accept = acceptIn(visible, view)
-  const byName = new Map(tools.map((tool) => [tool.name, tool]))
+  const byName = toolsByName(tools)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {
     if (mode !== 'search' || !isMetaTool(params.name))
       return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
