@@ -16,13 +16,23 @@ const querystring = {
   },
 }
 
+type Family = 'openai' | 'claude' | 'openai-deferred' | 'claude-deferred'
+
+/** The served format of a family; `?strict=true` picks OpenAI's strict variant. */
+function formatOf(family: Family, strict: boolean): string {
+  if (!strict || family.startsWith('claude')) return family
+  return family === 'openai' ? 'openai-strict' : 'openai-deferred-strict'
+}
+
 /**
  * OpenAI and Anthropic tool documents (seed 002): every service at `/openai.json` and
  * `/claude.json`, one service at `/openai/<id or alias>.json` (ids may hold dots, so the name is
  * everything before the final `.json`). `?profile=` picks a view, `?strict=true` OpenAI's strict mode.
+ * The deferred forms (`/openai-deferred.json`, `/claude-deferred.json`, and per service) are the
+ * same tools for the providers' tool search: loaded on demand, not up front (issue 15).
  */
 export default async function openai(fastify: FastifyInstance) {
-  const serve = (family: 'openai' | 'claude', perService: boolean) =>
+  const serve = (family: Family, perService: boolean) =>
     async function document(request: FastifyRequest<DocumentRoute>, reply: FastifyReply) {
       const snapshot = fastify.catalogStore.current()
       const view = request.query.profile ?? DISCOVER_VIEW
@@ -30,7 +40,7 @@ export default async function openai(fastify: FastifyInstance) {
         throw new errors.profileUnknown(view, Object.keys(snapshot.catalog.views).join(', '))
       }
       const documents = snapshot.documentsOf(fastify.access.catalogFor(request.caller, snapshot.catalog))
-      const format = family === 'openai' && request.query.strict === 'true' ? 'openai-strict' : family
+      const format = formatOf(family, request.query.strict === 'true')
       if (!perService) return sendDocument(request, reply, documents.get(format, view)!)
       const name = (request.params['*'] ?? '').replace(/\.json$/, '')
       const service = snapshot.findService(name)
@@ -44,4 +54,8 @@ export default async function openai(fastify: FastifyInstance) {
   fastify.get<DocumentRoute>('/claude.json', options, serve('claude', false))
   fastify.get<DocumentRoute>('/openai/*', options, serve('openai', true))
   fastify.get<DocumentRoute>('/claude/*', options, serve('claude', true))
+  fastify.get<DocumentRoute>('/openai-deferred.json', options, serve('openai-deferred', false))
+  fastify.get<DocumentRoute>('/claude-deferred.json', options, serve('claude-deferred', false))
+  fastify.get<DocumentRoute>('/openai-deferred/*', options, serve('openai-deferred', true))
+  fastify.get<DocumentRoute>('/claude-deferred/*', options, serve('claude-deferred', true))
 }

@@ -42,6 +42,7 @@ export {
 } from './search-index.js'
 export { SourceReadError } from './source-read-error.js'
 export type * from './types.js'
+export { assignNamespaceNames } from './wire-name.js'
 
 /** Loads a specs directory and builds its catalog in one call. */
 export async function loadCatalog(

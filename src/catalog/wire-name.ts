@@ -103,3 +103,46 @@ function resolveSuffixCollisions(names: Map<string, string>): void {
     names.set(id, candidate)
   }
 }
+
+/**
+ * Namespace names OpenAI's Responses API keeps for its own tools (openai/codex#20724 validates
+ * dynamic tool namespaces against the same list): a service may not take one.
+ */
+const RESERVED_NAMESPACES = new Set([
+  'functions',
+  'multi_tool_use',
+  'file_search',
+  'web',
+  'browser',
+  'image_gen',
+  'computer',
+  'container',
+  'terminal',
+  'python',
+  'python_user_visible',
+  'api_tool',
+  'tool_search',
+  'submodel_delegator',
+])
+
+/**
+ * One OpenAI namespace name per service (`^[a-zA-Z0-9_-]{1,64}$`, openai/codex#20724): the
+ * alias as it prefixes wire names (`help.desk` → `help_desk`), `_api` after a reserved name, a
+ * short hash of the service id when too long or taken by another service. Stable across reloads.
+ */
+export function assignNamespaceNames(
+  services: readonly { readonly id: string; readonly alias: string }[],
+): ReadonlyMap<string, string> {
+  const names = new Map<string, string>()
+  const taken = new Set<string>()
+  for (const service of services) {
+    let name = aliasPart(service.alias)
+    if (RESERVED_NAMESPACES.has(name)) name = `${name}_api`
+    if (name.length > MAX_LENGTH || taken.has(name)) name = withSuffix(name, service.id)
+    for (let length = SUFFIX_LENGTH + 4; taken.has(name); length += 4)
+      name = withSuffix(name, service.id, length)
+    taken.add(name)
+    names.set(service.id, name)
+  }
+  return names
+}

@@ -4,7 +4,9 @@ import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { createFsSourceReader } from '../catalog/index.js'
 import { ConfigError, catalogOptions, loadConfig, specReadLimits } from '../config/load-config.js'
+import { DEFAULT_BUDGETS } from '../formats/index.js'
 import { serve } from '../server.js'
+import { renderOptions } from '../store/snapshot.js'
 import { PACKAGE_VERSION } from '../version.js'
 import { DEFAULT_GEN_DIR, genCheck, genOpenAI } from './gen.js'
 import { lint } from './lint.js'
@@ -15,7 +17,8 @@ const USAGE = `toolgate ${PACKAGE_VERSION} — OpenAPI descriptions as tools for
 Usage:
   toolgate [serve]            start the gateway (PORT, HOST, SPECS_DIR, TOOLGATE_CONFIG …)
   toolgate lint [dir]         build the catalog of dir (default SPECS_DIR or ./specs), print its
-                              problems; exit 1 on any error
+                              problems and the views over a budget (YAML budgets: more than
+                              128 OpenAI functions, or budgets.tokens); exit 1 on any error
   toolgate gen openai [--specs dir] [--out dir]
                               write <service>.json, <service>.claude.json, all.json and
                               manifest.json (default out: generated/openai)
@@ -53,6 +56,7 @@ async function main(argv: readonly string[]): Promise<number> {
       catalogOptions(config),
       (line) => process.stdout.write(`${line}\n`),
       createFsSourceReader(specReadLimits(config)),
+      { budgets: { ...DEFAULT_BUDGETS, ...config.file.budgets }, render: renderOptions(config) },
     )
   }
   if (command === 'gen') return gen(rest[0], values.specs, values.out)

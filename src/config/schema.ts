@@ -371,7 +371,8 @@ const LimitsSchema = Type.Object(
     ),
     buildMemoryMb: Type.Optional(
       Type.Integer({
-        minimum: 16,
+        // The worker holds the o200k tokenizer (~35 MB of heap) to count the views' tokens.
+        minimum: 64,
         maximum: 65_536,
         description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
       }),
@@ -381,6 +382,27 @@ const LimitsSchema = Type.Object(
         minimum: 2,
         maximum: 256,
         description: 'how deep the arguments of a tool call may nest; deeper is refused with 400 (64)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+const BudgetsSchema = Type.Object(
+  {
+    openaiTools: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: "functions in one view's /openai.json before toolgate lint warns (128: OpenAI's limit)",
+      }),
+    ),
+    tokens: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000_000,
+        description:
+          'o200k tokens of one view in one format (as /catalog counts them) before toolgate lint warns',
       }),
     ),
   },
@@ -426,6 +448,7 @@ export const FileConfigSchema = Type.Object(
     clients: Type.Optional(Type.Array(ClientSchema)),
     rateLimits: Type.Optional(RateLimitsSchema),
     limits: Type.Optional(LimitsSchema),
+    budgets: Type.Optional(BudgetsSchema),
   },
   { additionalProperties: false },
 )

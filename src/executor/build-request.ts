@@ -78,6 +78,9 @@ export function buildRequest(
   let whole: unknown
   for (const [key, target] of Object.entries(tool.binding.arguments)) {
     const value = Object.hasOwn(args, key) ? args[key] : undefined
+    // null is "left out" for what the tool leaves optional (strict mode sends every optional
+    // argument as null); a required JSON body whose schema admits null is sent as `null`.
+    if (value === null && 'whole' in target && sendsNull(tool, key)) whole = null
     if (value === undefined || value === null) continue
     if (target.in === 'body') {
       if ('whole' in target) whole = value
@@ -160,4 +163,14 @@ export function resolveBaseUrl(
     }
   }
   return undefined
+}
+
+/** Whether a null whole-body argument is the body itself: required, and sent as JSON. */
+function sendsNull(tool: Tool, key: string): boolean {
+  const required = tool.inputSchema.required
+  return (
+    Array.isArray(required) &&
+    required.includes(key) &&
+    /^application\/([\w.+-]+\+)?json\b/i.test(tool.binding.bodyContentType ?? '')
+  )
 }

@@ -1,9 +1,19 @@
+import { deferredUpfront, renderClaudeDeferred, renderOpenAIDeferred } from './deferred.js'
 import { renderMcpTools } from './mcp.js'
 import { type OpalOptions, renderOpalDiscovery } from './opal.js'
 import { renderClaudeTools, renderOpenAITools } from './openai.js'
 import type { ViewRenderer } from './render-views.js'
 import { renderToolList } from './tool-list.js'
 
+export { type Budgets, type BudgetWarning, checkBudgets, DEFAULT_BUDGETS } from './budgets.js'
+export { countTokens, type TokenCount } from './count-tokens.js'
+export {
+  type ClaudeDeferredTool,
+  deferredUpfront,
+  type OpenAIDeferredTool,
+  renderClaudeDeferred,
+  renderOpenAIDeferred,
+} from './deferred.js'
 export {
   LATEST_MANIFEST_VERSION,
   MANIFEST_VERSIONS,
@@ -39,7 +49,7 @@ export interface RenderOptions {
 /** Every format the gateway serves a view in; each protocol surface adds its renderer here. */
 export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
   return [
-    { format: 'tools', served: 'measured', render: renderToolList },
+    { format: 'tools', served: 'measured', render: renderToolList, counted: false },
     {
       format: 'opal',
       served: 'eager',
@@ -65,5 +75,27 @@ export function createViewRenderers(options: RenderOptions): ViewRenderer[] {
       renderService: (catalog, view, serviceId) => renderClaudeTools(catalog, view, { serviceId }),
     },
     { format: 'mcp', served: 'measured', render: renderMcpTools },
+    {
+      format: 'openai-deferred',
+      served: 'on-demand',
+      render: (catalog, view) => renderOpenAIDeferred(catalog, view),
+      renderService: (catalog, view, serviceId) => renderOpenAIDeferred(catalog, view, { serviceId }),
+      upfront: deferredUpfront,
+    },
+    {
+      format: 'openai-deferred-strict',
+      served: 'on-demand',
+      render: (catalog, view) => renderOpenAIDeferred(catalog, view, { strict: true }),
+      renderService: (catalog, view, serviceId) =>
+        renderOpenAIDeferred(catalog, view, { strict: true, serviceId }),
+      upfront: deferredUpfront,
+    },
+    {
+      format: 'claude-deferred',
+      served: 'on-demand',
+      render: (catalog, view) => renderClaudeDeferred(catalog, view),
+      renderService: (catalog, view, serviceId) => renderClaudeDeferred(catalog, view, { serviceId }),
+      upfront: deferredUpfront,
+    },
   ]
 }

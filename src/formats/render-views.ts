@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/types.js'
+import { countTokens } from './count-tokens.js'
 import { ServedDocument } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
@@ -14,11 +15,22 @@ export interface ViewRenderer {
   render(catalog: Catalog, viewName: string): unknown
   /** Formats served per service too (`/openai/:service.json`). */
   renderService?(catalog: Catalog, viewName: string, serviceId: string): unknown
+  /** Deferred formats: the part of the document a model holds before any tool search. */
+  upfront?(document: unknown): unknown
+  /** False for a format no model reads whole (the plain tool list): its tokens are not counted. */
+  readonly counted?: boolean
 }
 
 export interface ServedSize {
   readonly bytes: number
   readonly tools: number
+  /**
+   * o200k_base tokens of the compact JSON a model holds before any tool search: the whole
+   * document, or for a deferred format only what loads up front (namespaces, the search tool).
+   */
+  readonly tokens?: number
+  /** Present when `tokens` is extrapolated from samples of a document over 1 MB (count-tokens.ts). */
+  readonly tokensEstimated?: true
 }
 
 /** The documents of one catalog version. */
@@ -73,7 +85,12 @@ export function renderViews(
   }
 }
 
-/** Every view in every format rendered once: the eager ones kept as documents, all of them measured. */
+/**
+ * Every view in every format rendered once: the eager ones kept as documents, all of them measured
+ * in bytes and (but the plain tool list) in tokens. This runs in the build worker, once per catalog
+ * version, so counting never stalls the event loop; sampling above 1 MB bounds it to ~0.1 s a
+ * document (the Kubernetes API: ~1 s for its seven counted documents, instead of ~5 s exact).
+ */
 export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]): RenderedViews {
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
@@ -81,14 +98,22 @@ export function renderEager(catalog: Catalog, renderers: readonly ViewRenderer[]
     sizes[view] = {}
     for (const renderer of renderers) {
       const value = renderer.render(catalog, view)
-      let bytes: number
+      let json: string
       if (renderer.served === 'eager') {
         const document = new ServedDocument(value)
         eager.push({ format: renderer.format, view, document })
-        bytes = document.body.length
-      } else bytes = Buffer.byteLength(JSON.stringify(value))
-      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
+        json = document.body.toString()
+      } else json = JSON.stringify(value)
+      const bytes = Buffer.byteLength(json)
+      sizes[view][renderer.format] = { bytes, tools: toolIds.length, ...tokensOf(renderer, value, json) }
     }
   }
   return { sizes, eager }
+}
+
+/** A format's tokens: what a model holds before any search (the whole document, or its upfront part). */
+function tokensOf(renderer: ViewRenderer, value: unknown, json: string): Partial<ServedSize> {
+  if (renderer.counted === false) return {}
+  const { tokens, estimated } = countTokens(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json)
+  return estimated ? { tokens, tokensEstimated: true } : { tokens }
 }

@@ -176,6 +176,13 @@ describe('clients with static tokens', () => {
       assert.ok(billing.length > 0 && billing.every((name) => name.startsWith('billing_')), url)
     }
     assert.deepEqual(await wireNames(app, '/openai/tickets.json', bearer(TOKENS.billing)), [])
+    // The deferred forms narrow the same way: only billing's namespace, only billing's tools.
+    assert.deepEqual(await wireNames(app, '/openai-deferred.json', bearer(TOKENS.billing)), [
+      'billing',
+      undefined,
+    ])
+    const deferred = await wireNames(app, '/claude-deferred.json', bearer(TOKENS.billing))
+    assert.ok(deferred.slice(1).every((name) => name.startsWith('billing_')) && deferred.length > 1)
     const reader = await wireNames(app, '/discovery', bearer(TOKENS.reader))
     assert.ok(reader.includes('tickets_get_ticket') && !reader.includes('tickets_create_ticket'))
     const anonymousAgain = await app.inject('/discovery')

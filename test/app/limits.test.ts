@@ -61,6 +61,8 @@ test("GET /documentation/json is the gateway's own OpenAPI description", async (
     '/discovery',
     '/openai.json',
     '/claude.json',
+    '/openai-deferred.json',
+    '/claude-deferred.json',
     '/tools/{name}',
     '/mcp',
     '/api/sessions',

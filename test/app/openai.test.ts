@@ -4,7 +4,13 @@ import { describe, test } from 'node:test'
 import { brotliDecompressSync } from 'node:zlib'
 import { testApp } from '../helpers/app.js'
 import { fromRoot } from '../helpers/paths.js'
-import { anthropicRules, openAIRules, openAIStrictRules } from '../helpers/tool-rules.js'
+import {
+  anthropicDeferredRules,
+  anthropicRules,
+  openAIDeferredRules,
+  openAIRules,
+  openAIStrictRules,
+} from '../helpers/tool-rules.js'
 
 const generated = (name: string) => JSON.parse(readFileSync(fromRoot('generated', 'openai', name), 'utf8'))
 
@@ -73,5 +79,56 @@ describe('GET /openai.json, /openai/:service.json, /claude.json, /claude/:servic
     assert.equal((await app.inject('/openai/tickets')).statusCode, 404)
     assert.equal((await app.inject('/claude.json?profile=nope')).statusCode, 400)
     assert.equal((await app.inject('/openai.json?strict=maybe')).statusCode, 400)
+  })
+})
+
+describe('GET /openai-deferred.json, /claude-deferred.json and per service (tool search, issue 15)', () => {
+  test('valid deferred documents of the same tools; strict; per service by alias; ETag 304; brotli; profiles', async (t) => {
+    const config =
+      'services:\n  tickets: { alias: help.desk }\nprofiles:\n  readers: { safety: { readOnly: true } }\n'
+    const { mkdtemp, writeFile } = await import('node:fs/promises')
+    const { tmpdir } = await import('node:os')
+    const file = `${await mkdtemp(`${tmpdir()}/toolgate-`)}/gw.yaml`
+    await writeFile(file, config)
+    const app = await testApp(t, { TOOLGATE_CONFIG: file })
+    const openai = await app.inject('/openai-deferred.json')
+    assert.equal(openai.statusCode, 200)
+    assert.deepEqual(openAIDeferredRules(openai.json()), [])
+    assert.deepEqual(
+      openai.json().map((tool: { type: string; name?: string }) => tool.name ?? tool.type),
+      ['billing', 'help_desk', 'tool_search'],
+    )
+    const functions = openai.json().flatMap((tool: { tools?: { name: string }[] }) => tool.tools ?? [])
+    assert.deepEqual(
+      functions.map((fn: { name: string }) => fn.name),
+      (await app.inject('/openai.json'))
+        .json()
+        .map((tool: { function: { name: string } }) => tool.function.name),
+    )
+    assert.deepEqual(
+      openAIDeferredRules((await app.inject('/openai-deferred.json?strict=true')).json(), { strict: true }),
+      [],
+    )
+    const claude = await app.inject('/claude-deferred.json')
+    assert.deepEqual(anthropicDeferredRules(claude.json()), [])
+    assert.equal(claude.json().length, 21)
+    const one = await app.inject('/claude-deferred/help.desk.json')
+    assert.equal(one.statusCode, 200)
+    assert.deepEqual(anthropicDeferredRules(one.json()), [])
+    assert.deepEqual(
+      (await app.inject('/openai-deferred/tickets.json')).json().map((tool: { type: string }) => tool.type),
+      ['namespace', 'tool_search'],
+    )
+    const etag = String(openai.headers.etag)
+    assert.match(etag, /^"[A-Za-z0-9_-]{27}"$/)
+    const again = await app.inject({ url: '/openai-deferred.json', headers: { 'if-none-match': etag } })
+    assert.equal(again.statusCode, 304)
+    const br = await app.inject({ url: '/claude-deferred.json', headers: { 'accept-encoding': 'br' } })
+    assert.equal(br.headers['content-encoding'], 'br')
+    assert.deepEqual(JSON.parse(brotliDecompressSync(br.rawPayload).toString()), claude.json())
+    const readers = (await app.inject('/claude-deferred.json?profile=readers')).json()
+    assert.ok(readers.length > 1 && readers.length < 21)
+    assert.equal((await app.inject('/openai-deferred/nope.json')).json().code, 'TG_ERR_SERVICE_UNKNOWN')
+    assert.equal((await app.inject('/claude-deferred.json?profile=nope')).statusCode, 400)
   })
 })

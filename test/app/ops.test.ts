@@ -46,6 +46,14 @@ test('GET /catalog serves the shipped catalog: services, tools, views, workflows
   const discover = body.sizes.discover.tools
   assert.equal(discover.tools, body.views.discover.toolIds.length)
   assert.ok(discover.bytes > 1000)
+  assert.equal('tokens' in discover, false, 'the plain tool list is not counted')
+  const sizes = body.sizes.discover
+  for (const format of ['opal', 'openai', 'openai-strict', 'claude', 'mcp'])
+    assert.ok(sizes[format].tokens > 1000 && sizes[format].tokens < sizes[format].bytes, format)
+  // Deferred: what the model holds before a search, the namespaces or the search tool alone.
+  assert.ok(sizes['openai-deferred'].tokens < sizes.openai.tokens / 10)
+  assert.ok(sizes['claude-deferred'].tokens < 50)
+  assert.equal(sizes['claude-deferred'].tools, discover.tools)
   assert.ok(Date.parse(body.loadedAt) > 0)
 })
 

@@ -354,6 +354,8 @@ describe('spec names that are Object.prototype names (class 8)', () => {
         `/discovery?profile=${name}`,
         `/openai.json?profile=${name}`,
         `/claude.json?profile=${name}`,
+        `/openai-deferred.json?profile=${name}`,
+        `/claude-deferred.json?profile=${name}`,
       ]) {
         const response = await app.inject(url)
         assert.equal(response.statusCode, 400, `${url}: ${response.body}`)

@@ -3,6 +3,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { largeSpec } from '../helpers/large-spec.js'
 import { fromRoot } from '../helpers/paths.js'
 import { runCli } from '../helpers/process.js'
 
@@ -47,4 +48,31 @@ test('toolgate with an unknown command or a bad environment exits non-zero with 
   assert.equal(badEnv.code, 2)
   assert.match(badEnv.stderr, /environment variable PORT: must be integer/)
   assert.doesNotMatch(badEnv.stderr, /at .*\.js:\d+/)
+})
+
+test('toolgate lint warns when a view passes 128 OpenAI functions, or the budgets of the YAML file (issue 15)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-lint-'))
+  await writeFile(join(dir, 'big.json'), largeSpec(130))
+  const big = await runCli(['lint', dir])
+  assert.equal(big.code, 0, big.stdout + big.stderr)
+  assert.match(
+    big.stdout,
+    /^view discover \(openai\) {2}warning {2}budget-openai-tools {2}130 functions in \/openai\.json, over budgets\.openaiTools \(128\).*\/openai-deferred\.json/m,
+  )
+  assert.match(big.stdout, /0 error\(s\), 1 warning\(s\)/)
+
+  const config = join(dir, 'gw.yaml')
+  await writeFile(config, 'budgets:\n  openaiTools: 10\n  tokens: 3500\n')
+  const shipped = await runCli(['lint', fromRoot('specs')], { TOOLGATE_CONFIG: config })
+  assert.equal(shipped.code, 0, shipped.stdout + shipped.stderr)
+  assert.match(shipped.stdout, /^view discover \(openai\) {2}warning {2}budget-openai-tools {2}20 functions/m)
+  assert.match(
+    shipped.stdout,
+    /^view discover \(mcp\) {2}warning {2}budget-tokens {2}\d+ tokens, over budgets\.tokens \(3500\)/m,
+  )
+  assert.doesNotMatch(shipped.stdout, /\((openai|claude)-deferred\)/, 'the deferred forms stay far below')
+  await writeFile(config, 'budgets:\n  openaiTool: 10\n')
+  const typo = await runCli(['lint', fromRoot('specs')], { TOOLGATE_CONFIG: config })
+  assert.equal(typo.code, 2)
+  assert.match(typo.stderr, /openaiTool/)
 })

@@ -199,6 +199,35 @@ describe('request bodies', () => {
   })
 })
 
+test('null: a required JSON body that admits null is sent as null; an optional one is left out', async (t) => {
+  const upstream = await startUpstream(t)
+  const body = (required: boolean) => ({
+    required,
+    content: { 'application/json': { schema: { type: ['object', 'null'], additionalProperties: true } } },
+  })
+  const catalog = await catalogOf({
+    's.yaml': openapi({
+      '/required': { put: { operationId: 'required', requestBody: body(true), responses: ok } },
+      '/optional': { put: { operationId: 'optional', requestBody: body(false), responses: ok } },
+    }),
+  })
+  const { call } = executorFor(t, catalog, { services: { s: { upstream: upstream.url } } })
+  const [required, optional] = ['s:required', 's:optional'].map(
+    (id) => catalog.tools.find((x) => x.id === id)!,
+  )
+  const bodyKey = (tool: typeof required) =>
+    Object.entries(tool!.binding.arguments).find(([, target]) => 'whole' in target)![0]
+  assert.equal((await call('s:required', { [bodyKey(required)]: null })).status, 200)
+  assert.equal((await call('s:optional', { [bodyKey(optional)]: null })).status, 200)
+  assert.deepEqual(
+    upstream.received.map((r) => [r.target, r.body.toString()]),
+    [
+      ['/required', 'null'],
+      ['/optional', ''],
+    ],
+  )
+})
+
 describe('validation (SPEC §3 step 1)', () => {
   test('400 listing every violation by path; nothing is sent', async (t) => {
     const upstream = await startUpstream(t)

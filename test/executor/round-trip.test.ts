@@ -29,9 +29,6 @@ const ATTEMPTS = 12
  * generated arguments either fail the union or the literal source rejects them.
  */
 const KNOWN_GAPS: Record<string, string[]> = {
-  // Failing on main as merged (fixtures-17): the body is required and typed ["object", "null"]; a
-  // generated null is read as "left out" (build-request.ts), so {} is sent. Executor null handling.
-  'digitalocean.yaml': ['digitalocean:databases_update_maintenanceWindow'],
   'shipengine.yaml': [
     'shipengine:calculate_rates',
     'shipengine:estimate_rates',

@@ -204,3 +204,79 @@ export function anthropicRules(document: unknown): string[] {
   }
   return broken
 }
+
+/** openai/codex#20724: Responses namespace names, and the namespaces the runtime keeps for itself. */
+const NAMESPACE_NAME = /^[a-zA-Z0-9_-]{1,64}$/
+const RESERVED_NAMESPACES = ['functions', 'multi_tool_use', 'file_search', 'web', 'browser', 'tool_search']
+
+/**
+ * OpenAI tool search (developers.openai.com/api/docs/guides/tools-tool-search): a `tool_search`
+ * tool; functions deferred with `defer_loading: true`; for namespaces, deferral on the functions
+ * inside and not on the namespace object; a namespace has a name and a description (SDK
+ * `NamespaceTool`). Every function also keeps the rules of a Chat Completions function.
+ */
+export function openAIDeferredRules(document: unknown, options: { strict?: boolean } = {}): string[] {
+  if (!Array.isArray(document)) return ['not an array of tools']
+  const broken: string[] = []
+  const tools = document as Json[]
+  const searches = tools.filter((tool) => tool.type === 'tool_search')
+  if (tools.length > 0 && searches.length !== 1) broken.push('not exactly one tool_search tool')
+  const namespaces = tools.filter((tool) => tool.type === 'namespace')
+  if (namespaces.length + searches.length !== tools.length)
+    broken.push('a tool is neither namespace nor tool_search')
+  const functions: Json[] = []
+  const names = new Set<string>()
+  for (const namespace of namespaces) {
+    const at = `namespace ${String(namespace.name)}`
+    if (typeof namespace.name !== 'string' || !NAMESPACE_NAME.test(namespace.name)) broken.push(`${at}: name`)
+    if (RESERVED_NAMESPACES.includes(String(namespace.name))) broken.push(`${at}: reserved name`)
+    if (names.has(String(namespace.name))) broken.push(`${at}: used twice`)
+    names.add(String(namespace.name))
+    if (typeof namespace.description !== 'string' || namespace.description.trim() === '')
+      broken.push(`${at}: no description`)
+    if ('defer_loading' in namespace) broken.push(`${at}: defer_loading on the namespace object`)
+    const inside = (namespace.tools as Json[] | undefined) ?? []
+    if (inside.length === 0) broken.push(`${at}: no functions`)
+    for (const fn of inside) {
+      if (fn.type !== 'function') broken.push(`${at}: ${String(fn.name)} is not a function`)
+      if (fn.defer_loading !== true) broken.push(`${at}: ${String(fn.name)} is not deferred`)
+      const { type: _type, defer_loading: _deferred, ...definition } = fn
+      functions.push({ type: 'function', function: definition })
+    }
+  }
+  broken.push(...(options.strict ? openAIStrictRules(functions) : openAIRules(functions)))
+  return broken
+}
+
+/**
+ * Anthropic's tool search tool (platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool):
+ * one search tool (`tool_search_tool_bm25_20251119` named `tool_search_tool_bm25`, or the regex
+ * variant), not deferred — a request whose tools are all deferred is refused with 400; at most
+ * 10,000 tools in the catalog; every other tool a Messages tool with `defer_loading: true`.
+ */
+export function anthropicDeferredRules(document: unknown): string[] {
+  if (!Array.isArray(document)) return ['not an array of tools']
+  const broken: string[] = []
+  const tools = document as Json[]
+  const SEARCH: Record<string, string> = {
+    tool_search_tool_bm25_20251119: 'tool_search_tool_bm25',
+    tool_search_tool_regex_20251119: 'tool_search_tool_regex',
+  }
+  const searches = tools.filter((tool) => typeof tool.type === 'string' && tool.type in SEARCH)
+  if (tools.length > 0 && searches.length !== 1) broken.push('not exactly one tool search tool')
+  for (const search of searches) {
+    if (search.name !== SEARCH[String(search.type)]) broken.push(`search tool named ${String(search.name)}`)
+    if (search.defer_loading === true) broken.push('the search tool is deferred')
+  }
+  const deferred = tools.filter((tool) => !searches.includes(tool))
+  if (tools.length > 0 && tools.every((tool) => tool.defer_loading === true))
+    broken.push('every tool is deferred')
+  if (deferred.length > 10_000) broken.push('more than 10,000 tools')
+  for (const tool of deferred)
+    if (tool.defer_loading !== true) broken.push(`${String(tool.name)}: not deferred`)
+  const names = new Set(deferred.map((tool) => String(tool.name)))
+  for (const search of searches)
+    if (names.has(String(search.name))) broken.push('a tool takes the search tool name')
+  broken.push(...anthropicRules(deferred.map(({ defer_loading: _deferred, ...tool }) => tool)))
+  return broken
+}

@@ -107,7 +107,7 @@ test('a build that needs more than limits.buildMemoryMb is stopped: a failed rel
   const store = await workerStore(
     t,
     dir,
-    { timeoutMs: 60_000, memoryMb: 32 },
+    { timeoutMs: 60_000, memoryMb: 64 },
     { limits: { operations: 1e6 } },
   )
   const before = store.current()
@@ -115,7 +115,7 @@ test('a build that needs more than limits.buildMemoryMb is stopped: a failed rel
   const record = await store.reload('manual')
   assert.equal(record.outcome, 'failed')
   assert.equal(record.swapped, false)
-  assert.match(record.error ?? '', /more memory than limits\.buildMemoryMb \(32 MB\) and was stopped/)
+  assert.match(record.error ?? '', /more memory than limits\.buildMemoryMb \(64 MB\) and was stopped/)
   assert.equal(store.current(), before, 'the serving snapshot stays')
   assert.deepEqual(toolIds(store), ['small:op1'])
 

@@ -1,0 +1,45 @@
+import { createRequire } from 'node:module'
+
+type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base')
+
+let tokenizer: Tokenizer | undefined
+
+/**
+ * The o200k tokenizer, loaded on first use: its ranks take ~35 MB of heap and ~0.2 s to load, and
+ * only the process that renders the views (the build worker, `toolgate lint`) counts tokens.
+ */
+function countO200k(text: string): number {
+  tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Tokenizer
+  return tokenizer.countTokens(text)
+}
+
+/** Up to this many characters a document is counted whole (~0.1 s); above, sampled. */
+export const EXACT_TOKEN_CHARS = 1 << 20
+const SAMPLES = 16
+
+export interface TokenCount {
+  readonly tokens: number
+  /** True when the count is extrapolated from samples of a document over EXACT_TOKEN_CHARS. */
+  readonly estimated: boolean
+}
+
+/**
+ * Tokens of a document's compact JSON text in o200k_base, the encoding of OpenAI's current models:
+ * an estimate of the context it takes (providers add their own framing; Anthropic's tokenizer
+ * differs). The tokenizer runs at ~11 MB/s, so a document over 1 MB (the Kubernetes API's OpenAI
+ * document weighs 15.5 MB, 1.3 s) is estimated from 16 evenly spaced slices totalling 1 MB, scaled
+ * by length: within 0.6% of the exact count on Kubernetes and Stripe, in ~0.1 s.
+ */
+export function countTokens(json: string): TokenCount {
+  if (json.length <= EXACT_TOKEN_CHARS) return { tokens: countO200k(json), estimated: false }
+  const size = Math.floor(EXACT_TOKEN_CHARS / SAMPLES)
+  const step = Math.floor(json.length / SAMPLES)
+  let tokens = 0
+  let chars = 0
+  for (let i = 0; i < SAMPLES; i++) {
+    const slice = json.slice(i * step, i * step + size)
+    tokens += countO200k(slice)
+    chars += slice.length
+  }
+  return { tokens: Math.round((tokens * json.length) / chars), estimated: true }
+}
