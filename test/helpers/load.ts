@@ -48,12 +48,18 @@ export function startLoad(
     }
   }
   const loops = Array.from({ length: workers }, loop)
+  // Idempotent, so a test can also stop it in t.after: a failed assertion must not leave the
+  // loops spinning against a stopped server (they retry at once and never end the test file).
+  let stopped: Promise<{ responses: LoadResponse[]; failures: string[] }> | undefined
   return {
-    async stop() {
-      running = false
-      await Promise.all(loops)
-      await dispatcher.close()
-      return { responses, failures }
+    stop() {
+      stopped ??= (async () => {
+        running = false
+        await Promise.all(loops)
+        await dispatcher.close()
+        return { responses, failures }
+      })()
+      return stopped
     },
   }
 }
