@@ -20,6 +20,7 @@ import {
 } from '../src/executor/index.js'
 import {
   type McpCallResult,
+  type McpTool,
   renderCallResult,
   renderMcpContext,
   renderMcpTools,
@@ -29,6 +30,8 @@ import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
+import { CALL_TOOL, callMetaTool, isMetaTool, MCP_MODES, type McpMode, META_TOOLS } from './mcp-search.js'
+import { acceptIn } from './search.js'
 
 export const MCP_PAGE_SIZE = 100
 
@@ -55,7 +58,7 @@ function cacheHintsFor(mode: 'open' | 'clients' | 'closed'): CacheHints {
 }
 
 interface McpRoute {
-  Querystring: { profile?: string; strict?: string }
+  Querystring: { profile?: string; strict?: string; mode?: string }
   Body: string
 }
 
@@ -64,6 +67,17 @@ const canonicalTools = memoPerOwner((catalog: Catalog, view: string) => renderMc
 const strictTools = memoPerOwner((catalog: Catalog, view: string) =>
   renderMcpTools(catalog, view, { strict: true }),
 )
+
+/** A tools/list's tools by name (search mode's describe_tools), kept as long as the list itself. */
+const namedTools = new WeakMap<readonly McpTool[], ReadonlyMap<string, McpTool>>()
+function toolsByName(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
+  let named = namedTools.get(tools)
+  if (!named) {
+    named = new Map(tools.map((tool) => [tool.name, tool]))
+    namedTools.set(tools, named)
+  }
+  return named
+}
 
 /** Resources and prompts are rendered once per catalog version and view (access-filtered catalogs included). */
 const contextOf = memoPerOwner(renderMcpContext)
@@ -91,6 +105,8 @@ interface McpCall {
   readonly view: string
   /** `?strict=true`: OpenAI strict-mode input schemas. */
   readonly strict: boolean
+  /** `search`: tools/list answers the meta-tools (search, describe, call), not every tool. */
+  readonly mode: McpMode
   readonly request: FastifyRequest
   /** A tools/call whose arguments were refused before the SDK saw them (they were too deep for it). */
   readonly refused?: readonly Violation[]
@@ -188,12 +204,29 @@ export default async function mcp(fastify: FastifyInstance) {
         .code(400)
         .send(rpcError(ProtocolErrorCode.InvalidParams, `Unknown profile ${view}: use one of ${views}`))
     }
+    const mode = request.query.mode ?? fastify.config.file.profiles?.[view]?.mcpMode ?? 'list'
+    if (!(MCP_MODES as readonly string[]).includes(mode))
+      return reply
+        .code(400)
+        .send(
+          rpcError(
+            ProtocolErrorCode.InvalidParams,
+            `Unknown mode ${String(mode).slice(0, 64)}: use one of ${MCP_MODES.join(', ')}`,
+          ),
+        )
     // The SDK writes the response itself: hand it the headers hooks already set (CORS, versions).
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
     reply.hijack()
     await calls.run(
-      { snapshot, view, strict: request.query.strict === 'true', request, ...(refused ? { refused } : {}) },
+      {
+        snapshot,
+        view,
+        strict: request.query.strict === 'true',
+        mode: mode as McpMode,
+        request,
+        ...(refused ? { refused } : {}),
+      },
       () => serve(request.raw, reply.raw, message),
     )
   })
@@ -234,16 +267,20 @@ function rpcError(code: number, message: string, id: string | number | null = nu
 
 interface McpMessage {
   readonly method?: unknown
-  readonly params?: { arguments?: unknown }
+  readonly params?: { name?: unknown; arguments?: unknown }
 }
 
 /** A tools/call's argument violations (its arguments then replaced by `{}`), or undefined. */
 function refuseArgumentsEarly(message: McpMessage, depth: number): readonly Violation[] | undefined {
   if (message.method !== 'tools/call' || !isRecord(message.params) || message.params.arguments === undefined)
     return undefined
-  const violations = checkArgumentValues(message.params.arguments, depth)
+  // call_tool (search mode): the called tool's arguments are one level down; the name stays.
+  const outer = message.params.arguments
+  const inner = message.params.name === CALL_TOOL && isRecord(outer) && outer.arguments !== undefined
+  const violations = checkArgumentValues(inner ? outer.arguments : outer, depth)
   if (violations.length === 0) return undefined
-  message.params.arguments = {}
+  if (inner) outer.arguments = {}
+  else message.params.arguments = {}
   return violations
 }
 
@@ -274,7 +311,7 @@ const CONNECTION_CLOSED = -32000
 
 function createServer(
   fastify: FastifyInstance,
-  { snapshot, view, strict, request, refused: early }: McpCall,
+  { snapshot, view, strict, mode, request, refused: early }: McpCall,
   cacheHints: CacheHints,
 ): Server {
   const server = new Server(
@@ -313,14 +350,15 @@ function createServer(
   })
   const client = callerName(request.caller)
   server.setRequestHandler('tools/list', async ({ params }) => {
+    if (mode === 'search') return { tools: [...META_TOOLS] }
     const offset = decodeCursor(params?.cursor)
     const page = tools.slice(offset, offset + MCP_PAGE_SIZE)
     const next =
       offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
     return { tools: page, ...next }
   })
-  server.setRequestHandler('tools/call', async ({ params }, ctx) => {
-    const tool = snapshot.findTool(params.name)
+  const callTool = async (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
+    const tool = snapshot.findTool(name)
     const refused =
       tool &&
       fastify.access.refusal(request.caller, snapshot.catalog, tool, request.headers['x-toolgate-approval'])
@@ -332,7 +370,9 @@ function createServer(
     if (!tool || !tools.some((listed) => listed.name === tool.wireName)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
-        `Unknown tool: ${params.name}. tools/list names the tools of this endpoint.`,
+        mode === 'search'
+          ? `Unknown tool: ${name.slice(0, 200)}. search_tools finds the tools of this endpoint.`
+          : `Unknown tool: ${name.slice(0, 200)}. tools/list names the tools of this endpoint.`,
       )
     }
     if (early) return renderCallResult(invalidArguments(tool, early), tool.wireName)
@@ -341,8 +381,8 @@ function createServer(
     const outcome = await fastify.executor.execute(
       {
         tool,
-        arguments: params.arguments ?? {},
-        signal: ctx.mcpReq.signal,
+        arguments: args,
+        signal,
         requestId: request.id,
         ...(typeof approval === 'string' ? { approval } : {}),
       },
@@ -359,6 +399,28 @@ function createServer(
       )
     }
     return result
+  }
+  const accept = acceptIn(visible, view)
+  const byName = toolsByName(tools)
+  server.setRequestHandler('tools/call', async ({ params }, ctx) => {
+    if (mode !== 'search' || !isMetaTool(params.name))
+      return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
+    return callMetaTool(params.name, params.arguments, {
+      search: (query, limit) =>
+        snapshot.search.search(query, { limit, accept }).map(({ tool, score }) => ({
+          name: tool.wireName,
+          title: tool.title,
+          description: byName.get(tool.wireName)?.description ?? tool.description,
+          score: Math.round(score * 1000) / 1000,
+        })),
+      definition: (name) => byName.get(name),
+      // A refusal or an unknown name is the called tool's error result here, not the meta-tool's protocol error.
+      call: (name, args) =>
+        callTool(name, args, ctx.mcpReq.signal).catch((err: unknown) => {
+          if (!(err instanceof ProtocolError)) throw err
+          return { content: [{ type: 'text' as const, text: err.message }], isError: true }
+        }),
+    })
   })
   return server
 }

@@ -17,6 +17,7 @@ import opal from '../plugins/opal.js'
 import openai from '../plugins/openai.js'
 import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
+import search from '../plugins/search.js'
 import sessions from '../plugins/sessions.js'
 import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
@@ -109,6 +110,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(opal)
   await app.register(openai)
   await app.register(tools)
+  await app.register(search)
   await app.register(mcp)
   await app.register(manifest)
   return app

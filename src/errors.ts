@@ -12,6 +12,11 @@ export const errors = {
     404,
   ),
   profileUnknown: createError('TG_ERR_PROFILE_UNKNOWN', 'Unknown profile %s: use one of %s', 400),
+  searchQueryEmpty: createError(
+    'TG_ERR_SEARCH_QUERY_EMPTY',
+    'The search query is empty: pass the task in words, e.g. ?q=refund+a+charge',
+    400,
+  ),
   serviceUnknown: createError(
     'TG_ERR_SERVICE_UNKNOWN',
     'Unknown service %s: use one of %s (as <name>.json)',

@@ -32,6 +32,14 @@ export {
   type RemoteSourceOptions,
   type RemoteTool,
 } from './remote-source.js'
+export {
+  buildSearchIndex,
+  buildSearchIndexAsync,
+  MAX_QUERY_TERMS,
+  type ToolMatch,
+  type ToolSearchIndex,
+  type ToolSearchOptions,
+} from './search-index.js'
 export { SourceReadError } from './source-read-error.js'
 export type * from './types.js'
 export { assignNamespaceNames } from './wire-name.js'

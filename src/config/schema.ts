@@ -143,6 +143,12 @@ const ProfileSchema = Type.Object(
     exclude: Type.Optional(NameList),
     safety: Type.Optional(SafetyFilter),
     includeHidden: Type.Optional(Type.Boolean()),
+    mcpMode: Type.Optional(
+      Type.Union([Type.Literal('list'), Type.Literal('search')], {
+        description:
+          'what MCP tools/list answers for this profile: every tool (list, the default) or the search meta-tools (search); ?mode= overrides',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

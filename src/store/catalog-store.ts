@@ -1,4 +1,10 @@
-import type { Catalog, CatalogOptions, RemoteSourceOptions, SourceReader } from '../catalog/index.js'
+import {
+  buildSearchIndexAsync,
+  type Catalog,
+  type CatalogOptions,
+  type RemoteSourceOptions,
+  type SourceReader,
+} from '../catalog/index.js'
 import type { RenderOptions } from '../formats/index.js'
 import {
   type CatalogBuilder,
@@ -66,7 +72,15 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
     await builder.close()
     throw new Error(`the first catalog build failed: ${err.message}`)
   })
-  let snapshot = buildSnapshot(first.catalog!, now(), deps.render, undefined, first.views, first.tokens)
+  let snapshot = buildSnapshot(
+    first.catalog!,
+    now(),
+    deps.render,
+    undefined,
+    first.views,
+    first.tokens,
+    await buildSearchIndexAsync(first.catalog!),
+  )
   const history: ReloadRecord[] = []
   const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
   let watcher: SpecsWatcher | undefined
@@ -95,7 +109,17 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
         stale: sourcesWith(after, 'stale'),
         failed: sourcesWith(after, 'failed'),
       }
-      if (swapped) snapshot = buildSnapshot(after, startedAt, deps.render, record, built.views, built.tokens)
+      if (swapped)
+        snapshot = buildSnapshot(
+          after,
+          startedAt,
+          deps.render,
+          record,
+          built.views,
+          built.tokens,
+          // Off the event loop's critical path: a 20,000-tool index yields every 250 tools.
+          await buildSearchIndexAsync(after),
+        )
     } catch (err) {
       record = {
         trigger,

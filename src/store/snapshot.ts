@@ -1,4 +1,10 @@
-import type { Catalog, Service, Tool } from '../catalog/index.js'
+import {
+  buildSearchIndex,
+  type Catalog,
+  type Service,
+  type Tool,
+  type ToolSearchIndex,
+} from '../catalog/index.js'
 import type { GatewayConfig } from '../config/load-config.js'
 import {
   type ArgumentValidator,
@@ -56,6 +62,13 @@ export interface CatalogSnapshot {
   readonly validator: ArgumentValidator
   /** Output-schema checks of this catalog version (MCP structuredContent), compiled per tool on first use. */
   readonly outputValidator: OutputValidator
+  /**
+   * The tool search index of this version (GET /tools/search, MCP search mode), built before the
+   * snapshot is swapped in: no search runs on half of a version or pays for the build (~160 ms
+   * for Kubernetes + Stripe + Twilio's 1,651 tools, bench/search/run.ts). The store builds it in
+   * chunks that yield to the event loop (buildSearchIndexAsync); built here when not given.
+   */
+  readonly search: ToolSearchIndex
 }
 
 export function buildSnapshot(
@@ -65,6 +78,7 @@ export function buildSnapshot(
   reload?: ReloadRecord,
   rendered?: RenderedViews,
   tokens?: Promise<TokenSizes | undefined>,
+  search: ToolSearchIndex = buildSearchIndex(catalog),
 ): CatalogSnapshot {
   const renderers = createViewRenderers(render)
   const { sizes: measured, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
@@ -116,6 +130,7 @@ export function buildSnapshot(
     serviceOf: (tool: Tool) => services.get(tool.serviceId)!,
     validator: createArgumentValidator(),
     outputValidator: createOutputValidator(),
+    search,
   })
 }
 

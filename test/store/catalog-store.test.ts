@@ -133,3 +133,19 @@ test('the periodic check alone reloads when a change slipped past the watcher', 
   await within(2_000, () => toolIds(store).includes('svc:op2'), 'the poll')
   assert.equal(store.history().find((record) => record.swapped)?.trigger, 'poll')
 })
+
+test('the search index swaps with its catalog: a snapshot searches its own version only', async (t) => {
+  const dir = await tempDir(t)
+  await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
+  const store = await storeOver(t, dir)
+  const first = store.current()
+  await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 3]))
+  assert.equal((await store.reload('manual')).swapped, true)
+  const found = (snapshot: typeof first, query: string) =>
+    snapshot.search.search(query, { limit: 5 }).map((match) => match.tool.id)
+  assert.deepEqual(found(store.current(), 'op3'), ['svc:op3'])
+  assert.deepEqual(found(store.current(), 'op2'), [])
+  assert.deepEqual(found(first, 'op2'), ['svc:op2'], 'a search that took the old snapshot finishes on it')
+  assert.deepEqual(found(first, 'op3'), [])
+  assert.equal(store.current().search.size, 2)
+})

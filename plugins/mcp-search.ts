@@ -1,0 +1,148 @@
+import type { McpCallResult, McpTool } from '../src/formats/index.js'
+import { isRecord } from '../src/util/is-record.js'
+
+/**
+ * MCP search mode (issue 15): tools/list answers these three instead of a 1,000-tool list; the
+ * agent searches, reads the schemas of what it chose, and calls by name. The real tools stay
+ * callable by name too, and the normal mode lists them all.
+ */
+export const SEARCH_TOOL = 'search_tools'
+export const DESCRIBE_TOOL = 'describe_tools'
+export const CALL_TOOL = 'call_tool'
+
+/** `?mode=`: `list` every tool, `search` the meta-tools. */
+export const MCP_MODES = ['list', 'search'] as const
+export type McpMode = (typeof MCP_MODES)[number]
+
+export const META_SEARCH_MAX_LIMIT = 20
+export const META_DESCRIBE_MAX = 20
+const MAX_QUERY = 500
+
+const annotations = (title: string, readOnly: boolean) => ({
+  title,
+  readOnlyHint: readOnly,
+  destructiveHint: !readOnly,
+  idempotentHint: readOnly,
+  openWorldHint: !readOnly,
+})
+
+export const META_TOOLS: readonly McpTool[] = [
+  {
+    name: SEARCH_TOOL,
+    title: 'Search tools',
+    description:
+      'Find the tools for a task among the whole catalog. Pass the task in words ("refund a charge", "list pods in namespace web"); answers the best matches, best first, with name, title and description. Then describe_tools for their input schemas.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', minLength: 1, maxLength: MAX_QUERY, description: 'The task, in words.' },
+        limit: {
+          type: 'integer',
+          minimum: 1,
+          maximum: META_SEARCH_MAX_LIMIT,
+          default: 5,
+          description: 'At most this many tools.',
+        },
+      },
+      required: ['query'],
+      additionalProperties: false,
+    },
+    annotations: annotations('Search tools', true),
+  },
+  {
+    name: DESCRIBE_TOOL,
+    title: 'Describe tools',
+    description:
+      'The full definitions of tools found with search_tools: description, input schema (the arguments call_tool takes), output schema and safety hints.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        names: {
+          type: 'array',
+          items: { type: 'string', minLength: 1, maxLength: 128 },
+          minItems: 1,
+          maxItems: META_DESCRIBE_MAX,
+          description: 'Tool names as search_tools answered them.',
+        },
+      },
+      required: ['names'],
+      additionalProperties: false,
+    },
+    annotations: annotations('Describe tools', true),
+  },
+  {
+    name: CALL_TOOL,
+    title: 'Call a tool',
+    description:
+      'Call one tool by name with its arguments (as its input schema from describe_tools says). Answers what the tool answers; tools that need approval need it here too.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 128, description: 'The tool name.' },
+        arguments: { type: 'object', description: "The tool's arguments.", additionalProperties: true },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+    annotations: annotations('Call a tool', false),
+  },
+]
+
+export const isMetaTool = (name: string) => META_TOOLS.some((tool) => tool.name === name)
+
+/** What the meta-tools need from the request: its search, its tool list, its tool call. */
+export interface MetaToolDeps {
+  search(query: string, limit: number): { name: string; title: string; description: string; score: number }[]
+  /** The tool definitions this endpoint would list, by name. */
+  definition(name: string): McpTool | undefined
+  call(name: string, args: Record<string, unknown>): Promise<McpCallResult>
+}
+
+/** A meta-tool call: its arguments checked here (the SDK does not validate them), then answered. */
+export async function callMetaTool(name: string, args: unknown, deps: MetaToolDeps): Promise<McpCallResult> {
+  const given = isRecord(args) ? args : {}
+  if (name === SEARCH_TOOL) {
+    const { query, limit = 5 } = given
+    if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY)
+      return toolError(`${SEARCH_TOOL}: pass query, the task in words (1 to ${MAX_QUERY} characters)`)
+    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > META_SEARCH_MAX_LIMIT)
+      return toolError(`${SEARCH_TOOL}: limit is a whole number from 1 to ${META_SEARCH_MAX_LIMIT}`)
+    const tools = deps.search(query, limit as number)
+    return result({ tools }, tools.length === 0 ? 'No tool matches; try other words.' : undefined)
+  }
+  if (name === DESCRIBE_TOOL) {
+    const { names } = given
+    if (
+      !Array.isArray(names) ||
+      names.length === 0 ||
+      names.length > META_DESCRIBE_MAX ||
+      !names.every(isName)
+    )
+      return toolError(
+        `${DESCRIBE_TOOL}: pass names, 1 to ${META_DESCRIBE_MAX} tool names from ${SEARCH_TOOL}`,
+      )
+    const tools = names.map(deps.definition).filter((tool) => tool !== undefined)
+    const unknown = names.filter((n) => !deps.definition(n))
+    return result({ tools, ...(unknown.length > 0 ? { unknown } : {}) })
+  }
+  const { name: target, arguments: targetArgs = {} } = given
+  if (!isName(target) || isMetaTool(target))
+    return toolError(`${CALL_TOOL}: pass name, a tool name from ${SEARCH_TOOL}`)
+  if (!isRecord(targetArgs)) return toolError(`${CALL_TOOL}: arguments must be an object`)
+  return deps.call(target, targetArgs)
+}
+
+const isName = (value: unknown): value is string =>
+  typeof value === 'string' && value.length > 0 && value.length <= 128
+
+function result(structured: Record<string, unknown>, note?: string): McpCallResult {
+  return {
+    content: [{ type: 'text', text: note ?? JSON.stringify(structured) }],
+    structuredContent: structured,
+    isError: false,
+  }
+}
+
+function toolError(text: string): McpCallResult {
+  return { content: [{ type: 'text', text }], isError: true }
+}

@@ -1,0 +1,307 @@
+import MiniSearch, { type SearchResult } from 'minisearch'
+import type { Catalog, Service, Tool } from './types.js'
+
+/** One ranked answer of a tool search. */
+export interface ToolMatch {
+  readonly tool: Tool
+  /** BM25 score with field boosts: comparable within one answer, not across queries. */
+  readonly score: number
+}
+
+export interface ToolSearchOptions {
+  /** At most this many matches (the caller bounds it). */
+  readonly limit: number
+  /** Only tools this accepts (a view, what a client may call); every indexed tool when absent. */
+  readonly accept?: (tool: Tool) => boolean
+}
+
+/** The search index of one catalog version: ranked retrieval over what identifies each tool. */
+export interface ToolSearchIndex {
+  /** Ranked matches, best first; empty for a query with no searchable word. */
+  search(query: string, options: ToolSearchOptions): ToolMatch[]
+  /** Tools indexed (every tool that is not ignored). */
+  readonly size: number
+}
+
+/** Words of a query past this many are dropped: a 10 KB query costs what a sentence costs. */
+export const MAX_QUERY_TERMS = 32
+
+/**
+ * Field weights, tuned on the real-world fixtures (test/catalog/search-relevance.test.ts): the
+ * name and title say what a tool does; tags and path say what it acts on; the description and
+ * parameters hold the words a user has that the name lacks, weighted down because they are long
+ * and shared by many tools.
+ */
+const BOOSTS = {
+  name: 3,
+  title: 3,
+  tags: 1.5,
+  path: 2,
+  service: 1,
+  description: 1,
+  parameters: 0.1,
+} as const
+type Field = keyof typeof BOOSTS
+const FIELDS = Object.keys(BOOSTS) as Field[]
+
+type IndexedTool = { readonly id: string } & Record<Field, string>
+
+/** Builds the index of a catalog's callable tools (seed 003: ignored tools are not callable). */
+export function buildSearchIndex(catalog: Catalog): ToolSearchIndex {
+  const prepared = prepareIndex(catalog)
+  prepared.index.addAll(prepared.tools.map(prepared.documentOf))
+  return searchOver(prepared)
+}
+
+/** Tools indexed per turn of the event loop: ~15 ms of work each. */
+const CHUNK = 250
+
+/**
+ * The same index, built in chunks that yield to the event loop: 20,000 tools (limits.operations)
+ * take about a second to index, which must not stall /health during a reload (issue 14).
+ */
+export async function buildSearchIndexAsync(catalog: Catalog): Promise<ToolSearchIndex> {
+  const prepared = prepareIndex(catalog)
+  for (let start = 0; start < prepared.tools.length; start += CHUNK) {
+    await new Promise((resolve) => setImmediate(resolve))
+    prepared.index.addAll(prepared.tools.slice(start, start + CHUNK).map(prepared.documentOf))
+  }
+  return searchOver(prepared)
+}
+
+interface PreparedIndex {
+  readonly index: MiniSearch<IndexedTool>
+  /** The tools to index, and what is indexed of each. */
+  readonly tools: readonly Tool[]
+  readonly documentOf: (tool: Tool) => IndexedTool
+  readonly byId: ReadonlyMap<string, Tool>
+  readonly weights: ReadonlyMap<string, number>
+  readonly actions: ReadonlyMap<string, string>
+}
+
+function prepareIndex(catalog: Catalog): PreparedIndex {
+  const services = new Map(catalog.services.map((service) => [service.id, service]))
+  const byId = new Map<string, Tool>()
+  const index = new MiniSearch<IndexedTool>({
+    fields: FIELDS,
+    tokenize: splitWords,
+    processTerm: normalizeTerm,
+    searchOptions: { boost: BOOSTS },
+  })
+  const weights = new Map<string, number>()
+  const actions = new Map<string, string>()
+  const tools = catalog.tools.filter((tool) => !tool.ignored)
+  for (const tool of tools) {
+    byId.set(tool.id, tool)
+    weights.set(tool.id, documentWeight(tool))
+    actions.set(tool.id, actionOf(tool))
+  }
+  const boilerplate = sharedDescriptions(tools)
+  const documentOf = (tool: Tool) => searchableText(tool, services.get(tool.serviceId), boilerplate)
+  return { index, tools, documentOf, byId, weights, actions }
+}
+
+function searchOver({ index, byId, weights, actions }: PreparedIndex): ToolSearchIndex {
+  return {
+    size: byId.size,
+    search(query, { limit, accept }) {
+      const { terms, asked } = queryTerms(query)
+      if (terms.length === 0 || limit <= 0) return []
+      const filter = accept && ((result: SearchResult) => accept(byId.get(result.id as string)!))
+      // The action a user asks for (list, read, create …) only reorders tools the words found.
+      const boostDocument = (id: string) =>
+        (weights.get(id) ?? 1) * (asked.has(actions.get(id)!) ? ACTION_BOOST : 1)
+      const results = index.search(
+        { combineWith: 'OR', queries: terms },
+        {
+          prefix: (term) => term.length >= 4,
+          fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
+          maxFuzzy: 2,
+          weights: { prefix: 0.4, fuzzy: 0.3 },
+          boostDocument,
+          ...(filter ? { filter } : {}),
+        },
+      )
+      return results.slice(0, limit).map((result) => ({ tool: byId.get(result.id)!, score: result.score }))
+    },
+  }
+}
+
+/** Parameters described alike in more tools than this are boilerplate (Kubernetes' `dryRun`, `pretty`). */
+const BOILERPLATE_USES = 10
+
+/**
+ * Parameter descriptions repeated across many tools: they say nothing about any one of them, and
+ * their words (`dryRun`: "all dry run stages") would lift every mutating tool for "running" or "staging".
+ */
+function sharedDescriptions(tools: readonly Tool[]): Set<string> {
+  const uses = new Map<string, number>()
+  for (const tool of tools)
+    for (const description of argumentDescriptions(tool))
+      if (description) uses.set(description, (uses.get(description) ?? 0) + 1)
+  return new Set([...uses].filter(([, count]) => count > BOILERPLATE_USES).map(([text]) => text))
+}
+
+/** The description of each argument (the input schema's top-level properties: parameters and body fields). */
+function argumentDescriptions(tool: Tool): string[] {
+  const properties = Object.values(
+    (tool.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>,
+  )
+  return properties.map((property) => (typeof property.description === 'string' ? property.description : ''))
+}
+
+/** What identifies a tool, one text per field. */
+function searchableText(tool: Tool, service: Service | undefined, boilerplate: Set<string>): IndexedTool {
+  const properties = Object.keys((tool.inputSchema.properties ?? {}) as object)
+  return {
+    id: tool.id,
+    name: [tool.wireName, tool.operationId ?? ''].join(' '),
+    title: tool.title,
+    tags: tool.tags.join(' '),
+    path: tool.path.replace(/\{[^}]*\}/g, ' '),
+    service: [tool.serviceId, service?.alias ?? '', service?.title ?? ''].join(' '),
+    description: tool.description,
+    parameters: [
+      ...properties,
+      ...argumentDescriptions(tool).map((description) => (boilerplate.has(description) ? '' : description)),
+      tool.requestBody?.description ?? '',
+    ].join(' '),
+  }
+}
+
+/** Query words, deduplicated, and the actions they ask for; operators are plain words here. */
+function queryTerms(query: string): { terms: string[]; asked: Set<string> } {
+  const words = new Set<string>()
+  const asked = new Set<string>()
+  for (const word of splitWords(query.slice(0, 4_096))) {
+    const action = ACTION_WORDS.get(word.toLowerCase())
+    if (action) asked.add(action)
+    const term = normalizeTerm(word)
+    if (term) words.add(term)
+    if (words.size === MAX_QUERY_TERMS) break
+  }
+  return { terms: [...words], asked }
+}
+
+/** How much the asked action weighs against the words (tuned on the relevance tasks). */
+const ACTION_BOOST = 2
+
+/** What users say for each action a tool performs. */
+const ACTION_WORDS = new Map<string, string>(
+  Object.entries({
+    list: ['list', 'lists', 'show', 'which', 'all', 'every', 'enumerate', 'browse', 'find', 'search'],
+    read: ['get', 'read', 'fetch', 'retrieve', 'view', 'details', 'download', 'inspect', 'status'],
+    create: ['create', 'add', 'new', 'make', 'register', 'deploy', 'issue', 'buy', 'send', 'start', 'open'],
+    update: ['update', 'modify', 'change', 'edit', 'set', 'rename', 'scale', 'replace', 'mark'],
+    delete: ['delete', 'remove', 'kill', 'tear', 'destroy', 'drop', 'erase', 'purge'],
+  }).flatMap(([action, words]) => words.map((word) => [word, action] as const)),
+)
+
+/** The verbs operation ids start with, as actions; others are read from the method and path. */
+const ID_VERBS: Readonly<Record<string, string>> = {
+  list: 'list',
+  watch: 'watch',
+  read: 'read',
+  fetch: 'read',
+  create: 'create',
+  delete: 'delete',
+  replace: 'update',
+  patch: 'update',
+  update: 'update',
+  connect: 'connect',
+  search: 'list',
+}
+
+/** The action a tool performs: its operation id's verb, or its method on a collection or an item. */
+function actionOf(tool: Tool): string {
+  const verb = ID_VERBS[splitWords(tool.operationId ?? '')[0]?.toLowerCase() ?? '']
+  if (verb) return verb
+  const onItem = /\}[^/]*$/.test(tool.path)
+  if (tool.method === 'get') return onItem ? 'read' : 'list'
+  if (tool.method === 'post') return onItem ? 'update' : 'create'
+  return tool.method === 'delete' ? 'delete' : 'update'
+}
+
+/**
+ * Deprecated tools and pre-release API versions (`v1beta1`, `v2alpha1`) rank below their stable
+ * siblings, which match the same words.
+ */
+function documentWeight(tool: Tool): number {
+  let weight = tool.deprecated ? 0.5 : 1
+  if (/\bv\d+(alpha|beta)\d*\b/i.test(tool.path)) weight *= 0.8
+  return weight
+}
+
+const WORD = /[\p{L}\p{N}]+/gu
+
+/** Words of a text: split on punctuation, snake_case and camelCase (`listCoreV1Pods` → list core v1 pods). */
+export function splitWords(text: string): string[] {
+  const spaced = text
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .replace(/(\p{Lu})(\p{Lu}\p{Ll})/gu, '$1 $2')
+  return spaced.match(WORD) ?? []
+}
+
+/**
+ * Stop words of requests as a user phrases them: they match every tool's description and
+ * only blur the ranking.
+ */
+const STOP_WORDS = new Set(
+  (
+    'a an and are as at be by can do does for from has have how i in into is it its me my of on or our ' +
+    'please should so that the their them then there these this to us want we what when where which ' +
+    'who will with would you your all any some show every'
+  ).split(' '),
+)
+
+/** Lower case, stop words dropped, then stemmed so that `refunds`, `refunded` and `refund` meet. */
+export function normalizeTerm(term: string): string | null {
+  const lower = term.toLowerCase()
+  if (lower.length > 64 || STOP_WORDS.has(lower)) return null
+  return SYNONYMS.get(lower) ?? stem(lower)
+}
+
+/**
+ * Verbs users say for what APIs name otherwise, mapped to one stem (both sides of the index
+ * go through it): `remove` meets `delete`, `fetch` meets `get`.
+ */
+const SYNONYMS = new Map<string, string>(
+  Object.entries({
+    remove: 'delet',
+    removes: 'delet',
+    removing: 'delet',
+    erase: 'delet',
+    destroy: 'delet',
+    fetch: 'get',
+    retrieve: 'get',
+    retrieves: 'get',
+    modify: 'updat',
+    edit: 'updat',
+    change: 'updat',
+    patch: 'updat',
+    replace: 'updat',
+    add: 'creat',
+    enumerate: 'list',
+  }),
+)
+
+/**
+ * A light English suffix stemmer (plural, -ing, -ed, -er, -ion, -ment …): no maintained
+ * stemmer is a dependency, and API vocabulary needs only these folds. Both the index and the
+ * queries pass through it, so only consistency matters, not linguistics.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3 || /\d/.test(word)) return word
+  let w = word
+  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`
+  else if (/(sses|xes|ches|shes)$/.test(w)) w = w.slice(0, -2)
+  else if (w.endsWith('s') && !/(ss|us|is)$/.test(w)) w = w.slice(0, -1)
+  for (const suffix of ['ations', 'ation', 'ments', 'ment', 'ing', 'ion', 'ed', 'er', 'e']) {
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) {
+      w = w.slice(0, -suffix.length)
+      break
+    }
+  }
+  if (w.endsWith('y') && w.length > 3) w = `${w.slice(0, -1)}i`
+  return w.replace(/(.)\1$/, '$1')
+}
