@@ -3,7 +3,6 @@
 // sanitized name), and `required` names only properties something in scope declares, in every
 // input schema at every depth. Read from the source document, not through the catalog.
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import {
   buildCatalog,
@@ -15,14 +14,12 @@ import {
 } from '../../src/catalog/index.js'
 import { isRecord } from '../../src/util/is-record.js'
 import { resolvePointer } from '../../src/util/json-pointer.js'
+import { loadFixture, realWorldFiles } from '../helpers/corpus.js'
 import { fromRoot } from '../helpers/paths.js'
 
 type Json = Record<string, unknown>
 
-const DIR = fromRoot('test', 'fixtures', 'real-world')
-const corpus = (JSON.parse(readFileSync(`${DIR}/index.json`, 'utf8')) as { file: string }[]).map(
-  (e) => e.file,
-)
+const corpus = realWorldFiles()
 
 /** OpenAPI: header parameters named Accept, Content-Type or Authorization are ignored. */
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
@@ -174,10 +171,7 @@ describe('every declared parameter is an argument; required names only declared 
 
   for (const file of corpus) {
     test(file, async (t) => {
-      const loaded = await loadSpecsDirectory(DIR, {
-        listFiles: async () => [file],
-        readText: fsSourceReader.readText,
-      })
+      const loaded = await loadFixture(file)
       const parameters = check(buildCatalog(loaded), loaded)
       t.diagnostic(`${parameters} declared parameters, each an argument`)
     })

@@ -3,7 +3,6 @@
 // OpenAI and Claude say the same type property by property, and every required field of every
 // request body is an argument of its tool (composed bodies included).
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import {
   buildCatalog,
@@ -18,14 +17,12 @@ import { isAnyValueSchema } from '../../src/catalog/infer-type.js'
 import { renderClaudeTools, renderMcpTools, renderOpenAITools } from '../../src/formats/index.js'
 import { isRecord } from '../../src/util/is-record.js'
 import { resolvePointer } from '../../src/util/json-pointer.js'
+import { loadFixture, realWorldFiles } from '../helpers/corpus.js'
 import { fromRoot } from '../helpers/paths.js'
 
 type Json = Record<string, unknown>
 
-const DIR = fromRoot('test', 'fixtures', 'real-world')
-const corpus = (JSON.parse(readFileSync(`${DIR}/index.json`, 'utf8')) as { file: string }[]).map(
-  (e) => e.file,
-)
+const corpus = realWorldFiles()
 
 /** Keywords whose value is one schema / a list of schemas / a map of schemas. */
 const ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames']
@@ -183,10 +180,7 @@ describe('every property typed, OpenAI and Claude agree, required body fields ar
 
   for (const file of corpus) {
     test(file, async () => {
-      const loaded = await loadSpecsDirectory(DIR, {
-        listFiles: async () => [file],
-        readText: fsSourceReader.readText,
-      })
+      const loaded = await loadFixture(file)
       checkCatalog(buildCatalog(loaded), loaded)
     })
   }

@@ -33,25 +33,19 @@ export function createRequestValidator(sourceDocument: Json) {
   const document = requestSideView(sourceDocument)
   // The upstream reads patterns as the spec's authors meant them, not in ECMAScript's `u` mode:
   // DigitalOcean's `^[a-zA-Z0-9_\-\:]+$` is a fine regex without it and a syntax error with it.
-  const strict = addFormats(
-    new Ajv2020({
-      strict: false,
-      allErrors: true,
-      logger: false,
-      validateSchema: false,
-      unicodeRegExp: false,
-    }),
-  )
-  const coercing = addFormats(
-    new Ajv2020({
-      strict: false,
-      allErrors: true,
-      logger: false,
-      validateSchema: false,
-      unicodeRegExp: false,
-      coerceTypes: 'array',
-    }),
-  )
+  const ajv = (coerceTypes?: 'array') =>
+    addFormats(
+      new Ajv2020({
+        strict: false,
+        allErrors: true,
+        logger: false,
+        validateSchema: false,
+        unicodeRegExp: false,
+        ...(coerceTypes ? { coerceTypes } : {}),
+      }),
+    )
+  const strict = ajv()
+  const coercing = ajv('array')
   strict.addSchema(document, 'doc')
   coercing.addSchema(document, 'doc')
   const cache = new Map<string, ValidateFunction>()
