@@ -14,6 +14,7 @@ import { catalogBuildRows } from './rows/catalog-build.js'
 import { documentRows } from './rows/documents.js'
 import { proxyRows } from './rows/proxy.js'
 import { reloadRows } from './rows/reload.js'
+import { searchRows } from './rows/search.js'
 import { sessionRows } from './rows/sessions.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
@@ -34,6 +35,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('proxy')) list.push(['proxy', proxyRows])
   if (only.has('catalog')) list.push(['catalog', catalogBuildRows])
   if (only.has('reload')) list.push(['reload', reloadRows])
+  if (only.has('search')) list.push(['search', searchRows])
   return list
 }
 
