@@ -121,8 +121,9 @@ export async function callMetaTool(name: string, args: unknown, deps: MetaToolDe
       return toolError(
         `${DESCRIBE_TOOL}: pass names, 1 to ${META_DESCRIBE_MAX} tool names from ${SEARCH_TOOL}`,
       )
-    const tools = names.map(deps.definition).filter((tool) => tool !== undefined)
-    const unknown = names.filter((n) => !deps.definition(n))
+    const found = names.map((n) => [n, deps.definition(n)] as const)
+    const tools = found.flatMap(([, tool]) => (tool ? [tool] : []))
+    const unknown = found.flatMap(([n, tool]) => (tool ? [] : [n]))
     return result({ tools, ...(unknown.length > 0 ? { unknown } : {}) })
   }
   const { name: target, arguments: targetArgs = {} } = given

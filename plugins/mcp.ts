@@ -357,6 +357,7 @@ function createServer(
       offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
     return { tools: page, ...next }
   })
+  const byName = toolsByName(tools)
   const callTool = async (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
     const tool = snapshot.findTool(name)
     const refused =
@@ -367,7 +368,7 @@ function createServer(
       request.log.info({ tool: tool!.id, client, code: refused.code, via: 'mcp' }, 'tool call refused')
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused.message)
     }
-    if (!tool || !tools.some((listed) => listed.name === tool.wireName)) {
+    if (!tool || !byName.has(tool.wireName)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
         mode === 'search'
@@ -401,7 +402,6 @@ function createServer(
     return result
   }
   const accept = acceptIn(visible, view)
-  const byName = toolsByName(tools)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {
     if (mode !== 'search' || !isMetaTool(params.name))
       return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)

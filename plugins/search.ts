@@ -46,29 +46,26 @@ export type DefinitionOf = (catalog: Catalog, format: SearchFormat, tool: Tool) 
  */
 export function createDefinitions(renderers: readonly ViewRenderer[]): DefinitionOf {
   const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
-  const kept = new WeakMap<Catalog, Map<string, unknown>>()
-  return (catalog, format, tool) => {
-    let definitions = kept.get(catalog)
-    if (!definitions) {
-      definitions = new Map()
-      kept.set(catalog, definitions)
-    }
-    const key = `${format}\u0000${tool.id}`
-    if (!definitions.has(key)) {
-      const renderer = byFormat.get(format)!
-      const alone: Catalog = {
-        ...catalog,
-        tools: [tool],
-        views: { [MATCHED_VIEW]: { name: MATCHED_VIEW, toolIds: [tool.id] } },
-      }
-      const rendered = renderer.render(alone, MATCHED_VIEW)
-      const list = (
-        format === 'opal' ? (rendered as { functions: unknown[] }).functions : rendered
-      ) as unknown[]
-      definitions.set(key, list[0])
-    }
-    return definitions.get(key)
+  const memos = new Map(
+    SEARCH_FORMATS.map((format) => [
+      format,
+      memoPerOwner((catalog: Catalog, tool: Tool) => renderAlone(byFormat.get(format)!, catalog, tool)),
+    ]),
+  )
+  return (catalog, format, tool) => memos.get(format)!(catalog, tool)
+}
+
+function renderAlone(renderer: ViewRenderer, catalog: Catalog, tool: Tool): unknown {
+  const alone: Catalog = {
+    ...catalog,
+    tools: [tool],
+    views: { [MATCHED_VIEW]: { name: MATCHED_VIEW, toolIds: [tool.id] } },
   }
+  const rendered = renderer.render(alone, MATCHED_VIEW)
+  const list = (
+    renderer.format === 'opal' ? (rendered as { functions: unknown[] }).functions : rendered
+  ) as unknown[]
+  return list[0]
 }
 
 /** The matched tools in rank order, each with its score and definition in the format asked for. */

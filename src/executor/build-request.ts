@@ -1,7 +1,7 @@
 import type { FormData } from 'undici'
 import type { Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
-import { encodeBody } from './encode-body.js'
+import { encodeBody, isJson } from './encode-body.js'
 import { injectCredentials } from './inject-credentials.js'
 import {
   pairName,
@@ -168,9 +168,5 @@ export function resolveBaseUrl(
 /** Whether a null whole-body argument is the body itself: required, and sent as JSON. */
 function sendsNull(tool: Tool, key: string): boolean {
   const required = tool.inputSchema.required
-  return (
-    Array.isArray(required) &&
-    required.includes(key) &&
-    /^application\/([\w.+-]+\+)?json\b/i.test(tool.binding.bodyContentType ?? '')
-  )
+  return Array.isArray(required) && required.includes(key) && isJson(tool.binding.bodyContentType ?? '')
 }

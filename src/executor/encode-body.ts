@@ -9,7 +9,8 @@ export interface EncodedBody {
   readonly body: string | Buffer | FormData
 }
 
-const isJson = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type) || type === '*/*'
+/** JSON bodies: application/json, any +json type, and the wildcard type (sent as JSON). */
+export const isJson = (type: string) => /^application\/([\w.+-]+\+)?json\b/i.test(type) || type === '*/*'
 const isForm = (type: string) => /^application\/x-www-form-urlencoded\b/i.test(type)
 const isMultipart = (type: string) => /^multipart\//i.test(type)
 const isText = (type: string) => /^text\//i.test(type)

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import { brotliDecompressSync } from 'node:zlib'
-import { testApp } from '../helpers/app.js'
+import { configFile, testApp } from '../helpers/app.js'
 import { fromRoot } from '../helpers/paths.js'
 import {
   anthropicDeferredRules,
@@ -49,11 +49,7 @@ describe('GET /openai.json, /openai/:service.json, /claude.json, /claude/:servic
   test('a service by alias (dots allowed), strong ETag with 304, brotli, profile and unknown names', async (t) => {
     const config =
       'services:\n  tickets: { alias: help.desk }\nprofiles:\n  readers: { safety: { readOnly: true } }\n'
-    const { mkdtemp, writeFile } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const file = `${await mkdtemp(`${tmpdir()}/toolgate-`)}/gw.yaml`
-    await writeFile(file, config)
-    const app = await testApp(t, { TOOLGATE_CONFIG: file })
+    const app = await testApp(t, { TOOLGATE_CONFIG: await configFile(config) })
     const byAlias = await app.inject('/openai/help.desk.json')
     assert.equal(byAlias.statusCode, 200)
     assert.ok(
@@ -86,11 +82,7 @@ describe('GET /openai-deferred.json, /claude-deferred.json and per service (tool
   test('valid deferred documents of the same tools; strict; per service by alias; ETag 304; brotli; profiles', async (t) => {
     const config =
       'services:\n  tickets: { alias: help.desk }\nprofiles:\n  readers: { safety: { readOnly: true } }\n'
-    const { mkdtemp, writeFile } = await import('node:fs/promises')
-    const { tmpdir } = await import('node:os')
-    const file = `${await mkdtemp(`${tmpdir()}/toolgate-`)}/gw.yaml`
-    await writeFile(file, config)
-    const app = await testApp(t, { TOOLGATE_CONFIG: file })
+    const app = await testApp(t, { TOOLGATE_CONFIG: await configFile(config) })
     const openai = await app.inject('/openai-deferred.json')
     assert.equal(openai.statusCode, 200)
     assert.deepEqual(openAIDeferredRules(openai.json()), [])
