@@ -12,6 +12,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY plugins ./plugins
 COPY examples ./examples
+COPY explorer ./explorer
 RUN npm run build:prod && npm prune --omit=dev --no-audit --no-fund
 
 # Runtime stage: compiled JavaScript, production dependencies, non-root. The files stay owned by
@@ -23,6 +24,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY specs ./specs
+COPY explorer/index.html explorer/explorer.css ./explorer/
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

@@ -10,6 +10,7 @@ import access from '../plugins/access.js'
 import catalogStore from '../plugins/catalog-store.js'
 import configPlugin from '../plugins/config.js'
 import cors from '../plugins/cors.js'
+import explorer from '../plugins/explorer.js'
 import manifest from '../plugins/manifest.js'
 import mcp from '../plugins/mcp.js'
 import metrics from '../plugins/metrics.js'
@@ -113,6 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(search)
   await app.register(mcp)
   await app.register(manifest)
+  await app.register(explorer)
   return app
 }
 

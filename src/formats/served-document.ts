@@ -13,11 +13,14 @@ export class ServedDocument {
   readonly etag: string
   readonly #encoded = new Map<ContentEncoding, Buffer>()
 
-  /** `rendered`: bytes and ETag made elsewhere (the build worker) for this value; `value` is then unused. */
+  /**
+   * `rendered`: bytes (and their ETag) made elsewhere for this value — by the build worker, or read
+   * from a file — so `value` is unused; an ETag not given is hashed here.
+   */
   constructor(
     value: unknown,
     readonly contentType = 'application/json; charset=utf-8',
-    rendered?: { readonly body: Buffer; readonly etag: string },
+    rendered?: { readonly body: Buffer; readonly etag?: string },
   ) {
     this.body = rendered?.body ?? Buffer.from(JSON.stringify(value))
     this.etag =

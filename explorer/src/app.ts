@@ -1,0 +1,97 @@
+import { ApiError, setToken, token } from './api.js'
+import { renderBudget } from './budget.js'
+import { h } from './dom.js'
+import { renderOverview } from './overview.js'
+import { renderToolList } from './tool-list.js'
+import { renderToolPage } from './tool-page.js'
+
+/**
+ * The explorer's router: `#/` overview, `#/tools` the list, `#/tools/<name>` one tool, `#/budget`.
+ * Each view replaces <main>'s content; its heading takes focus, so a keyboard or screen reader user
+ * lands on what just opened.
+ */
+const main = document.getElementById('main') as HTMLElement
+let rendering = 0
+
+async function route(): Promise<void> {
+  const ticket = ++rendering
+  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/'
+  const section = hash.startsWith('/tools') ? 'tools' : hash.startsWith('/budget') ? 'budget' : 'overview'
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-section]')) {
+    if (link.dataset.section === section) link.setAttribute('aria-current', 'page')
+    else link.removeAttribute('aria-current')
+  }
+  main.setAttribute('aria-busy', 'true')
+  try {
+    const view = await viewFor(hash)
+    if (ticket !== rendering) return
+    main.replaceChildren(view)
+  } catch (error) {
+    if (ticket !== rendering) return
+    main.replaceChildren(errorView(error))
+  } finally {
+    if (ticket === rendering) main.removeAttribute('aria-busy')
+  }
+  if (ticket === rendering) {
+    const heading = main.querySelector<HTMLElement>('h1')
+    heading?.setAttribute('tabindex', '-1')
+    heading?.focus({ preventScroll: true })
+    document.title = `${heading?.textContent ?? 'toolgate'} · toolgate explorer`
+  }
+}
+
+function viewFor(hash: string): Promise<Node> {
+  const tool = /^\/tools\/(.+)$/.exec(hash)
+  if (tool) return renderToolPage(tool[1]!)
+  if (hash.startsWith('/tools')) return renderToolList()
+  if (hash.startsWith('/budget')) return renderBudget()
+  return renderOverview()
+}
+
+/** What went wrong, said plainly; a refusal for want of a token points at the token field. */
+function errorView(error: unknown): Node {
+  if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+    queueMicrotask(() => document.getElementById('token')?.focus())
+    return h(
+      'section',
+      { class: 'notice', role: 'alert' },
+      h('h1', null, 'An operator’s token is needed'),
+      h('p', null, error.message, error.body.code ? ` (${error.body.code})` : ''),
+      h(
+        'p',
+        null,
+        'Enter a token of a client with operator: true in the field above; it is kept for this tab only.',
+      ),
+    )
+  }
+  const message = error instanceof Error ? error.message : String(error)
+  return h(
+    'section',
+    { class: 'notice', role: 'alert' },
+    h('h1', null, 'Could not load this view'),
+    h('p', null, message, error instanceof ApiError && error.body.code ? ` (${error.body.code})` : ''),
+  )
+}
+
+const form = document.getElementById('token-form') as HTMLFormElement
+const input = document.getElementById('token') as HTMLInputElement
+input.value = token() ?? ''
+form.addEventListener('submit', (event) => {
+  event.preventDefault()
+  setToken(input.value.trim() || null)
+  void route()
+})
+document.getElementById('token-forget')?.addEventListener('click', () => {
+  input.value = ''
+  setToken(null)
+  void route()
+})
+
+// `#/…` is a view; any other fragment is an anchor inside the view shown (a source's problems).
+window.addEventListener('hashchange', () => {
+  const anchor = /^#[^/]/.test(location.hash) ? document.getElementById(location.hash.slice(1)) : null
+  if (!anchor) return void route()
+  anchor.setAttribute('tabindex', '-1')
+  anchor.focus()
+})
+void route()

@@ -1,0 +1,178 @@
+import type { JsonSchema } from '../catalog/types.js'
+import { isRecord } from '../util/is-record.js'
+import { resolvePointer } from '../util/json-pointer.js'
+
+/** Deeper than this, an example stops at the schema's required minimum (`{}`, `[]`). */
+const MAX_DEPTH = 8
+
+/** Stand-ins for the string formats agents meet most; each one valid for its format. */
+const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
+  'date-time': '2026-01-01T00:00:00Z',
+  date: '2026-01-01',
+  time: '12:00:00Z',
+  email: 'user@example.com',
+  'idn-email': 'user@example.com',
+  uri: 'https://example.com/',
+  url: 'https://example.com/',
+  'uri-reference': 'https://example.com/',
+  iri: 'https://example.com/',
+  uuid: '00000000-0000-4000-8000-000000000000',
+  ipv4: '192.0.2.1',
+  ipv6: '2001:db8::1',
+  hostname: 'example.com',
+  'idn-hostname': 'example.com',
+  byte: 'ZXhhbXBsZQ==',
+  binary: 'example',
+  duration: 'P1D',
+}
+
+/**
+ * The arguments "Try it" starts from (issue 19): every required argument, recursively, from the
+ * schema's own `examples`, `example`, `default`, `const` or first `enum` value where it has one,
+ * else the smallest value its type, format and bounds admit. Optional arguments are left out, so
+ * the example is short and says what a call cannot do without. A pattern the stand-in does not
+ * match is possible: the caller checks the example with the tool's validator and says so.
+ */
+export function exampleArguments(schema: JsonSchema): Record<string, unknown> {
+  const value = exampleOf(schema, schema, 0, new Set())
+  return isRecord(value) ? value : {}
+}
+
+function exampleOf(schema: unknown, root: JsonSchema, depth: number, refs: Set<string>): unknown {
+  if (!isRecord(schema)) return null
+  const given = givenExample(schema)
+  if (given !== undefined) return given
+  if (typeof schema.$ref === 'string') {
+    if (refs.has(schema.$ref) || depth >= MAX_DEPTH) return null
+    const target = schema.$ref.startsWith('#') ? resolvePointer(root, schema.$ref) : undefined
+    return target ? exampleOf(target, root, depth + 1, new Set([...refs, schema.$ref])) : null
+  }
+  for (const keyword of ['oneOf', 'anyOf'] as const) {
+    const branches = schema[keyword]
+    if (Array.isArray(branches) && branches.length > 0) {
+      const branch = branches.find((b) => !(isRecord(b) && b.type === 'null')) ?? branches[0]
+      return exampleOf({ ...withoutKeyword(schema, keyword), ...(branch as object) }, root, depth, refs)
+    }
+  }
+  if (Array.isArray(schema.allOf)) {
+    const merged = schema.allOf.reduce<Record<string, unknown>>(
+      (all, part) => mergeObjects(all, isRecord(part) ? part : {}),
+      withoutKeyword(schema, 'allOf'),
+    )
+    return exampleOf(merged, root, depth, refs)
+  }
+  switch (typeOf(schema)) {
+    case 'object':
+      return objectExample(schema, root, depth, refs)
+    case 'array':
+      return arrayExample(schema, root, depth, refs)
+    case 'string':
+      return stringExample(schema)
+    case 'integer':
+      return numberExample(schema, true)
+    case 'number':
+      return numberExample(schema, false)
+    case 'boolean':
+      return true
+    case 'null':
+      return null
+    default:
+      return isRecord(schema.properties) ? objectExample(schema, root, depth, refs) : 'example'
+  }
+}
+
+function givenExample(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
+  if (schema.example !== undefined) return schema.example
+  if (schema.default !== undefined) return schema.default
+  if (schema.const !== undefined) return schema.const
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return schema.enum.find((value) => value !== null) ?? schema.enum[0]
+  return undefined
+}
+
+function typeOf(schema: Record<string, unknown>): string | undefined {
+  const { type } = schema
+  if (typeof type === 'string') return type
+  if (Array.isArray(type)) return type.find((t) => t !== 'null') ?? type[0]
+  return undefined
+}
+
+function objectExample(
+  schema: Record<string, unknown>,
+  root: JsonSchema,
+  depth: number,
+  refs: Set<string>,
+): Record<string, unknown> {
+  // Keys are a spec's own (`__proto__` included): a null-prototype object keeps each one a key.
+  const example: Record<string, unknown> = Object.create(null)
+  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const required = Array.isArray(schema.required) ? schema.required : []
+  if (depth >= MAX_DEPTH) return example
+  for (const name of required) {
+    if (typeof name !== 'string') continue
+    example[name] = exampleOf(properties[name] ?? {}, root, depth + 1, refs)
+  }
+  return example
+}
+
+function arrayExample(
+  schema: Record<string, unknown>,
+  root: JsonSchema,
+  depth: number,
+  refs: Set<string>,
+): unknown[] {
+  const minItems = typeof schema.minItems === 'number' ? Math.min(schema.minItems, 3) : 0
+  if (minItems === 0 || depth >= MAX_DEPTH) return []
+  const item = exampleOf(schema.items ?? {}, root, depth + 1, refs)
+  // uniqueItems with more than one item: numbered strings stay distinct.
+  return Array.from({ length: minItems }, (_, i) =>
+    typeof item === 'string' && i > 0 ? `${item}${i}` : item,
+  )
+}
+
+function stringExample(schema: Record<string, unknown>): string {
+  const format = typeof schema.format === 'string' ? FORMAT_EXAMPLES[schema.format] : undefined
+  let text = format ?? 'example'
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY
+  if (text.length < min) text = text.padEnd(Math.min(min, 1_000), 'x')
+  if (text.length > max) text = text.slice(0, Math.max(0, max))
+  return text
+}
+
+function numberExample(schema: Record<string, unknown>, integer: boolean): number {
+  const num = (key: string) => (typeof schema[key] === 'number' ? (schema[key] as number) : undefined)
+  const step = num('multipleOf') ?? 1
+  let low =
+    num('minimum') ?? (num('exclusiveMinimum') !== undefined ? num('exclusiveMinimum')! + step : undefined)
+  const high =
+    num('maximum') ?? (num('exclusiveMaximum') !== undefined ? num('exclusiveMaximum')! - step : undefined)
+  low ??= high !== undefined ? Math.min(1, high) : 1
+  let value = Math.ceil(low / step) * step
+  if (integer) value = Math.ceil(value)
+  return Object.is(value, -0) ? 0 : value
+}
+
+function withoutKeyword(schema: Record<string, unknown>, keyword: string): Record<string, unknown> {
+  const { [keyword]: _dropped, ...rest } = schema
+  return rest
+}
+
+/** allOf parts merged as far as an example needs: properties and required lists joined. */
+function mergeObjects(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const properties = {
+    ...(isRecord(a.properties) ? a.properties : {}),
+    ...(isRecord(b.properties) ? b.properties : {}),
+  }
+  const required = [
+    ...(Array.isArray(a.required) ? a.required : []),
+    ...(Array.isArray(b.required) ? b.required : []),
+  ]
+  return {
+    ...a,
+    ...b,
+    ...(Object.keys(properties).length > 0 ? { properties } : {}),
+    ...(required.length > 0 ? { required: [...new Set(required)] } : {}),
+  }
+}
