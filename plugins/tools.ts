@@ -35,8 +35,12 @@ const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metada
 
 interface ToolRoute {
   Params: { name: string }
+  Querystring: { dryRun?: unknown }
   Body: unknown
 }
+
+/** `?dryRun=` values (issue 19); anything else, a repeated or an empty one, is a 400. */
+const DRY_RUN: Readonly<Record<string, boolean>> = { true: true, 1: true, false: false, 0: false }
 
 /**
  * `POST /tools/:name` — the endpoint discovery advertises — and `/discovery/tools/:name`, where
@@ -60,6 +64,7 @@ async function tools(fastify: FastifyInstance) {
   fastify.decorate('executor', executor)
 
   const call = async (request: FastifyRequest<ToolRoute>, reply: FastifyReply) => {
+    const dryRun = readDryRun(request.query.dryRun)
     const snapshot = fastify.catalogStore.current()
     const tool = snapshot.findTool(request.params.name)
     if (!tool) throw new errors.toolNotFound(request.params.name)
@@ -79,23 +84,43 @@ async function tools(fastify: FastifyInstance) {
     const body = readCallBody(request.body)
     if (!body) throw new errors.toolBodyInvalid()
     const approval = request.headers['x-toolgate-approval']
+    const toolCall = {
+      tool,
+      arguments: body.arguments,
+      requestId: request.id,
+      ...(body.accessToken ? { accessToken: body.accessToken } : {}),
+      ...(typeof approval === 'string' ? { approval } : {}),
+    }
+    const scope = { service: snapshot.serviceOf(tool), validator: snapshot.validator }
+    // A dry run is no call: not counted in toolgate_tool_calls_total, nothing upstream to observe.
+    if (dryRun) {
+      const outcome = await executor.dryRun(toolCall, scope)
+      const logged = outcome.kind === 'refusal' ? { status: outcome.status, code: outcome.body.code } : {}
+      request.log.info({ tool: tool.id, client, dryRun: true, ...logged }, 'tool dry run')
+      if (outcome.kind === 'refusal') return sendOutcome(reply, outcome)
+      const { request: upstreamRequest, approvalRequired, approved } = outcome
+      return reply.send({
+        dryRun: true,
+        tool: tool.wireName,
+        request: upstreamRequest,
+        approvalRequired,
+        approved,
+      })
+    }
     fastify.gatewayMetrics.toolCalled(client, 'rest')
-    const outcome = await executor.execute(
-      {
-        tool,
-        arguments: body.arguments,
-        signal: clientGone(reply),
-        requestId: request.id,
-        ...(body.accessToken ? { accessToken: body.accessToken } : {}),
-        ...(typeof approval === 'string' ? { approval } : {}),
-      },
-      { service: snapshot.serviceOf(tool), validator: snapshot.validator },
-    )
+    const outcome = await executor.execute({ ...toolCall, signal: clientGone(reply) }, scope)
     request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
     return sendOutcome(reply, outcome)
   }
   fastify.post<ToolRoute>('/tools/:name', { config: { access: 'call' } }, call)
   fastify.post<ToolRoute>('/discovery/tools/:name', { config: { access: 'call' } }, call)
+}
+
+/** `?dryRun=true` (or `1`) asks for the upstream request instead of sending it. */
+function readDryRun(value: unknown): boolean {
+  if (value === undefined) return false
+  if (typeof value === 'string' && Object.hasOwn(DRY_RUN, value)) return DRY_RUN[value] === true
+  throw new errors.toolDryRunInvalid()
 }
 
 /**

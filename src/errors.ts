@@ -28,6 +28,11 @@ export const errors = {
     'The request body must be a JSON object of arguments, or { "parameters": { … } } as Opal sends it',
     400,
   ),
+  toolDryRunInvalid: createError(
+    'TG_ERR_TOOL_DRY_RUN_INVALID',
+    'The dryRun query parameter must be true or false (1 or 0): ?dryRun=true shows the upstream request without sending it',
+    400,
+  ),
   toolArgumentsInvalid: createError(
     'TG_ERR_TOOL_ARGUMENTS_INVALID',
     'Invalid arguments for tool %s: fix every violation listed and call again',

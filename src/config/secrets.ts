@@ -2,7 +2,8 @@ import { inspect } from 'node:util'
 import { isHeaderValue } from '../util/header-value.js'
 import type { CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
 
-const REDACTED = '[redacted]'
+/** What a secret prints as everywhere: logs, JSON, and a dry run's request (issue 19). */
+export const REDACTED = '[redacted]'
 
 /**
  * A credential value. It prints as [redacted] in JSON, logs, util.inspect and string templates,

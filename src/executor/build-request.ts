@@ -35,6 +35,8 @@ export interface RequestContext {
   readonly bearerOverride?: string
   readonly requestId?: string
   readonly userAgent: string
+  /** A dry run: credentials (and the forwarded token) are written as `[redacted]`. */
+  readonly redactCredentials?: boolean
 }
 
 /** Headers an argument may never set: the gateway owns framing, routing and credentials. */
@@ -65,7 +67,10 @@ export function buildRequest(
 ): BuiltRequest {
   const violations: Violation[] = []
   // Credentials first: their names are the gateway's alone (issue 14 class 2).
-  const auth = injectCredentials(tool, context.service, context.credentials)
+  const auth = injectCredentials(tool, context.service, context.credentials, {
+    bearerOverride: context.bearerOverride,
+    redact: context.redactCredentials,
+  })
   const notCredential = (names: ReadonlySet<string>) => (pair: string) =>
     names.size === 0 || !names.has(pairName(pair).toLowerCase())
   const byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
@@ -118,7 +123,6 @@ export function buildRequest(
     })
   if (violations.length > 0) return { ok: false, violations }
   Object.assign(headers, auth.headers)
-  if (context.bearerOverride) headers.authorization = `Bearer ${context.bearerOverride}`
   const cookieHeader = [...cookies, ...auth.cookies].join('; ')
   if (cookieHeader) headers.cookie = cookieHeader
   if (body?.contentType) headers['content-type'] = body.contentType

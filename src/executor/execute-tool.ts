@@ -3,11 +3,12 @@ import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
-import { buildRequest, resolveBaseUrl } from './build-request.js'
+import { buildRequest, resolveBaseUrl, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
+import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
-import type { ToolCall, ToolOutcome, Violation } from './types.js'
+import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome, Violation } from './types.js'
 import type { Failure, RawResponse, UpstreamClient } from './upstream-client.js'
 import type { ArgumentValidator } from './validate-arguments.js'
 
@@ -51,6 +52,19 @@ export interface ExecutionScope {
 
 export interface Executor {
   execute(call: ToolCall, scope: ExecutionScope): Promise<ToolOutcome>
+  /**
+   * The request `execute` would send for this call, credentials shown as `[redacted]`, sent
+   * nowhere (issue 19): the same validation, base URL, request building and JSON-RPC envelope.
+   */
+  dryRun(call: ToolCall, scope: ExecutionScope): Promise<DryRunOutcome>
+}
+
+/** A call made ready to send: validated, built, credentials in, approval decided. */
+interface Prepared {
+  readonly request: UpstreamRequest
+  readonly settings: ServiceSettings
+  readonly approved: boolean
+  readonly jsonrpc: boolean
 }
 
 /**
@@ -64,31 +78,45 @@ export function createExecutor(deps: ExecutorDeps): Executor {
   const grantedByPolicy = (tool: Tool) =>
     matchesAnyGlob(tool.id, approvedGlobs) || matchesAnyGlob(tool.wireName, approvedGlobs)
 
+  /** Steps 1–3 and the approval decision, shared by a call and its dry run: one code path. */
+  const prepare = (
+    call: ToolCall,
+    { service, validator }: ExecutionScope,
+    redactCredentials: boolean,
+  ): Prepared | Refusal => {
+    const { tool } = call
+    const unusable = checkArgumentValues(call.arguments, argumentDepth)
+    if (unusable.length > 0) return invalidArguments(tool, unusable)
+    const checked = validator.check(tool, call.arguments)
+    if (!checked.ok) return invalidArguments(tool, checked.violations)
+    const settings = deps.services[service.id] ?? {}
+    const baseUrl = resolveBaseUrl(tool, service, settings.upstream)
+    if (!baseUrl) return refusal(new errors.upstreamUnconfigured(service.id, service.id), tool)
+    const built = buildRequest(tool, checked.arguments, {
+      service,
+      baseUrl,
+      credentials: deps.credentials,
+      userAgent: deps.userAgent,
+      redactCredentials,
+      ...(settings.forwardAccessToken && call.accessToken ? { bearerOverride: call.accessToken } : {}),
+      ...(call.requestId ? { requestId: call.requestId } : {}),
+    })
+    if (!built.ok) return invalidArguments(tool, built.violations)
+    const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
+    const jsonrpc = tool.remote?.protocol === 'jsonrpc'
+    const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
+    return { request, settings, approved, jsonrpc }
+  }
+
   return {
-    async execute(call, { service, validator }) {
+    async execute(call, scope) {
       const { tool } = call
-      const unusable = checkArgumentValues(call.arguments, argumentDepth)
-      if (unusable.length > 0) return invalidArguments(tool, unusable)
-      const checked = validator.check(tool, call.arguments)
-      if (!checked.ok) return invalidArguments(tool, checked.violations)
-      const settings = deps.services[service.id] ?? {}
-      const baseUrl = resolveBaseUrl(tool, service, settings.upstream)
-      if (!baseUrl) return refusal(new errors.upstreamUnconfigured(service.id, service.id), tool)
-      const built = buildRequest(tool, checked.arguments, {
-        service,
-        baseUrl,
-        credentials: deps.credentials,
-        userAgent: deps.userAgent,
-        ...(settings.forwardAccessToken && call.accessToken ? { bearerOverride: call.accessToken } : {}),
-        ...(call.requestId ? { requestId: call.requestId } : {}),
-      })
-      if (!built.ok) return invalidArguments(tool, built.violations)
-      const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
-      if (tool.safety.requiresApproval && !approved) {
+      const prepared = prepare(call, scope, false)
+      if ('kind' in prepared) return prepared
+      const { request, settings, jsonrpc } = prepared
+      if (tool.safety.requiresApproval && !prepared.approved) {
         return refusal(new errors.toolApprovalRequired(tool.wireName, tool.wireName), tool)
       }
-      const jsonrpc = tool.remote?.protocol === 'jsonrpc'
-      const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
       const started = performance.now()
       const result = await deps.client.send(request, {
         idempotent: tool.safety.idempotent,
@@ -97,7 +125,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         ...(call.signal ? { signal: call.signal } : {}),
       })
       deps.observe?.({
-        service: service.id,
+        service: scope.service.id,
         result: 'failure' in result ? result.failure : result.status,
         durationSeconds: (performance.now() - started) / 1000,
       })
@@ -105,6 +133,19 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       return (
         (jsonrpc && fromJsonRpcResponse(result, tool, request.origin)) || answered(result, request.origin)
       )
+    },
+
+    // Nothing is sent, so a tool that needs approval is shown, not refused: the answer says
+    // whether a real call would need the approval and whether this one carried it.
+    async dryRun(call, scope) {
+      const prepared = prepare(call, scope, true)
+      if ('kind' in prepared) return prepared
+      return {
+        kind: 'dry-run',
+        request: await previewRequest(prepared.request),
+        approvalRequired: call.tool.safety.requiresApproval,
+        approved: prepared.approved,
+      }
     },
   }
 }
@@ -168,7 +209,7 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
 }
 
 /** The refusal of a call whose arguments break these rules: 400 listing every violation. */
-export function invalidArguments(tool: Tool, violations: readonly Violation[]): ToolOutcome {
+export function invalidArguments(tool: Tool, violations: readonly Violation[]): Refusal {
   return refusal(new errors.toolArgumentsInvalid(tool.wireName), tool, { violations })
 }
 
@@ -177,7 +218,7 @@ function refusal(
   tool: Tool,
   details: Record<string, unknown> = {},
   headers: Record<string, string> = {},
-): ToolOutcome {
+): Refusal {
   return {
     kind: 'refusal',
     status: error.statusCode ?? 500,

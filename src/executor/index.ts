@@ -11,7 +11,19 @@ export {
   type ServiceSettings,
   type UpstreamCallRecord,
 } from './execute-tool.js'
-export type { Refusal, ToolCall, ToolOutcome, UpstreamAnswer, UpstreamBody, Violation } from './types.js'
+export type {
+  DryRun,
+  DryRunOutcome,
+  PreviewBody,
+  PreviewPart,
+  Refusal,
+  RequestPreview,
+  ToolCall,
+  ToolOutcome,
+  UpstreamAnswer,
+  UpstreamBody,
+  Violation,
+} from './types.js'
 export { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.js'
 export { type ArgumentValidator, createArgumentValidator } from './validate-arguments.js'
 export { createOutputValidator, type OutputValidator } from './validate-output.js'

@@ -1,5 +1,5 @@
 import type { SecurityScheme, Service, Tool } from '../catalog/types.js'
-import type { Credential, ServiceCredentials } from '../config/secrets.js'
+import { type Credential, REDACTED, type ServiceCredentials } from '../config/secrets.js'
 import { encodeCookieName, encodeValue } from './serialize-parameters.js'
 
 export interface RequestAuth {
@@ -13,18 +13,30 @@ export interface RequestAuth {
   names: { query: Set<string>; cookie: Set<string> }
 }
 
+/** How credentials are written into the request. */
+export interface CredentialOptions {
+  /** Opal's access token, when the service forwards it: sent as the bearer instead. */
+  readonly bearerOverride?: string | undefined
+  /** A dry run: every credential value is written as `[redacted]`, the names stay (issue 19). */
+  readonly redact?: boolean | undefined
+}
+
 /**
  * Upstream credentials by security scheme (SPEC §3 step 3): the first of the tool's alternatives
  * whose every scheme has a configured credential is used. An API key goes to its header, query
  * parameter or cookie; http basic and bearer (and oauth2 / OpenID Connect tokens) to
  * Authorization. Nothing from the caller can override these: a header argument of the same name
  * is replaced, and a query or cookie argument of the same name is not sent (build-request.ts).
+ * Opal's forwarded access token, when given, replaces the bearer. With `redact`, this is the one
+ * place a dry run hides them all: each value becomes `[redacted]`, names and schemes stay.
  */
 export function injectCredentials(
   tool: Tool,
   service: Service,
   credentials: ServiceCredentials,
+  options: CredentialOptions = {},
 ): RequestAuth {
+  const write = options.redact ? REDACTING : REVEALING
   const auth: RequestAuth = {
     headers: {},
     query: [],
@@ -38,32 +50,51 @@ export function injectCredentials(
   for (const { scheme } of usable?.schemes ?? []) {
     const definition = service.securitySchemes[scheme]
     const credential = configured[scheme]
-    if (definition && credential) apply(definition, credential, auth)
+    if (definition && credential) apply(definition, credential, auth, write)
   }
+  if (options.bearerOverride) auth.headers.authorization = `Bearer ${write.raw(options.bearerOverride)}`
   return auth
 }
 
-function apply(scheme: SecurityScheme, credential: Credential, auth: RequestAuth): void {
+/** How a secret becomes text in the request: as it is (encoded where it goes), or `[redacted]` — readable, never percent-encoded. */
+interface Writer {
+  raw(secret: string): string
+  encoded(secret: string): string
+  base64(secret: string): string
+}
+
+const REVEALING: Writer = {
+  raw: (secret) => secret,
+  encoded: encodeValue,
+  base64: (secret) => Buffer.from(secret).toString('base64'),
+}
+const REDACTING: Writer = {
+  raw: () => REDACTED,
+  encoded: () => REDACTED,
+  base64: () => REDACTED,
+}
+
+function apply(scheme: SecurityScheme, credential: Credential, auth: RequestAuth, write: Writer): void {
   if (credential.kind === 'basic') {
     const pair = `${credential.username.reveal()}:${credential.password.reveal()}`
-    auth.headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`
+    auth.headers.authorization = `Basic ${write.base64(pair)}`
     return
   }
   const secret = credential.secret.reveal()
   if (scheme.type === 'apiKey' && scheme.paramName) {
     if (scheme.in === 'query') {
-      auth.query.push(`${encodeValue(scheme.paramName)}=${encodeValue(secret)}`)
+      auth.query.push(`${encodeValue(scheme.paramName)}=${write.encoded(secret)}`)
       auth.names.query.add(scheme.paramName.toLowerCase())
     } else if (scheme.in === 'cookie') {
-      auth.cookies.push(`${encodeCookieName(scheme.paramName)}=${encodeValue(secret)}`)
+      auth.cookies.push(`${encodeCookieName(scheme.paramName)}=${write.encoded(secret)}`)
       auth.names.cookie.add(scheme.paramName.toLowerCase())
-    } else auth.headers[scheme.paramName.toLowerCase()] = secret
+    } else auth.headers[scheme.paramName.toLowerCase()] = write.raw(secret)
     return
   }
   if (scheme.type === 'http' && scheme.scheme === 'basic') {
     // A single secret for basic auth is taken as the already-joined "user:password".
-    auth.headers.authorization = `Basic ${Buffer.from(secret).toString('base64')}`
+    auth.headers.authorization = `Basic ${write.base64(secret)}`
     return
   }
-  auth.headers.authorization = `Bearer ${secret}`
+  auth.headers.authorization = `Bearer ${write.raw(secret)}`
 }

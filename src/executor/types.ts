@@ -41,6 +41,48 @@ export interface Refusal {
 
 export type ToolOutcome = UpstreamAnswer | Refusal
 
+/** One multipart part as a dry run shows it: a text field, or a file part with its bytes. */
+export type PreviewPart =
+  | { readonly name: string; readonly value: string }
+  | {
+      readonly name: string
+      readonly filename: string
+      readonly contentType: string
+      readonly bytes: number
+      /** The part's content when its type is JSON or text/*; otherwise `base64`. */
+      readonly text?: string
+      readonly base64?: string
+    }
+
+/** The body a dry run shows: typed, so a JSON string, a text body and no body stay apart. */
+export type PreviewBody =
+  | { readonly type: 'json'; readonly value: unknown }
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'binary'; readonly bytes: number; readonly base64: string }
+  | { readonly type: 'multipart'; readonly parts: readonly PreviewPart[] }
+
+/** The upstream request a call would send (credentials `[redacted]`), as a dry run shows it. */
+export interface RequestPreview {
+  readonly method: string
+  /** Origin, path and query exactly as sent: still percent-encoded. */
+  readonly url: string
+  /** The headers the gateway sets; undici adds only framing (host, content-length, multipart boundary). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: PreviewBody | null
+}
+
+/** A dry run's answer (issue 19): nothing was sent. */
+export interface DryRun {
+  readonly kind: 'dry-run'
+  readonly request: RequestPreview
+  /** Whether a real call of this tool needs an approval… */
+  readonly approvalRequired: boolean
+  /** …and whether this call (X-Toolgate-Approval) or a policy grants it. */
+  readonly approved: boolean
+}
+
+export type DryRunOutcome = DryRun | Refusal
+
 export interface Violation {
   /** JSON pointer into the arguments: `/limit`, `/customer/email`. */
   readonly path: string

@@ -4,6 +4,7 @@ import {
   createArgumentValidator,
   createExecutor,
   createUpstreamClient,
+  type DryRunOutcome,
   type ServiceSettings,
   type ToolCall,
   type ToolOutcome,
@@ -41,15 +42,28 @@ export function executorFor(
     userAgent: 'toolgate-test',
   })
   const validator = createArgumentValidator()
+  const prepare = (toolId: string) => {
+    const tool = catalog.tools.find((candidate) => candidate.id === toolId || candidate.wireName === toolId)
+    if (!tool) throw new Error(`no tool ${toolId}`)
+    const service = catalog.services.find((s) => s.id === tool.serviceId)!
+    return { tool, scope: { service, validator } }
+  }
   const call = (
     toolId: string,
     args: Record<string, unknown>,
     extra: Partial<ToolCall> = {},
   ): Promise<ToolOutcome> => {
-    const tool = catalog.tools.find((candidate) => candidate.id === toolId || candidate.wireName === toolId)
-    if (!tool) throw new Error(`no tool ${toolId}`)
-    const service = catalog.services.find((s) => s.id === tool.serviceId)!
-    return executor.execute({ tool, arguments: args, ...extra }, { service, validator })
+    const { tool, scope } = prepare(toolId)
+    return executor.execute({ tool, arguments: args, ...extra }, scope)
   }
-  return { call, client }
+  /** The executor's dry run of the same call: the request it would send, sent nowhere. */
+  const dryRun = (
+    toolId: string,
+    args: Record<string, unknown>,
+    extra: Partial<ToolCall> = {},
+  ): Promise<DryRunOutcome> => {
+    const { tool, scope } = prepare(toolId)
+    return executor.dryRun({ tool, arguments: args, ...extra }, scope)
+  }
+  return { call, dryRun, client }
 }
