@@ -3,13 +3,22 @@ import { formatNumber, h, jsonBlock } from './dom.js'
 import type { ToolPage, Violation } from './types.js'
 import { Validator } from './vendor/json-schema/index.js'
 
+/** The body of a dry run, tagged by kind (src/executor/preview-request.ts). */
+type PreviewBody =
+  | { readonly type: 'json'; readonly value: unknown }
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'binary'; readonly bytes: number; readonly base64: string }
+  | { readonly type: 'multipart'; readonly parts: readonly Record<string, unknown>[] }
+
 interface DryRun {
   readonly request: {
     readonly method: string
     readonly url: string
     readonly headers: Readonly<Record<string, string>>
-    readonly body?: unknown
+    readonly body: PreviewBody | null
   }
+  readonly approvalRequired: boolean
+  readonly approved: boolean
 }
 
 /**
@@ -157,6 +166,15 @@ function dryRunView(dry: DryRun): Node {
       ' ',
       h('code', null, url),
     ),
+    dry.approvalRequired
+      ? h(
+          'p',
+          { class: 'note' },
+          dry.approved
+            ? 'Needs approval: this call carries it.'
+            : 'Needs approval: a real call without it is refused.',
+        )
+      : null,
     h(
       'table',
       { class: 'headers' },
@@ -169,10 +187,20 @@ function dryRunView(dry: DryRun): Node {
         ),
       ),
     ),
-    body === undefined
-      ? h('p', null, 'No body.')
-      : typeof body === 'string'
-        ? h('pre', { class: 'json', tabindex: 0, 'aria-label': 'Body' }, body)
-        : jsonBlock(body, 'Body'),
+    bodyView(body),
   )
+}
+
+function bodyView(body: PreviewBody | null): Node {
+  if (body === null) return h('p', null, 'No body.')
+  switch (body.type) {
+    case 'json':
+      return jsonBlock(body.value, 'Body')
+    case 'text':
+      return h('pre', { class: 'json', tabindex: 0, 'aria-label': 'Body' }, body.text)
+    case 'binary':
+      return h('p', null, `${formatNumber(body.bytes)} bytes of binary body.`)
+    case 'multipart':
+      return jsonBlock(body.parts, 'Body parts (multipart/form-data)')
+  }
 }
