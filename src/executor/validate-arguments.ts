@@ -43,7 +43,8 @@ export type SchemaCheck = (value: unknown) => readonly Violation[]
  * coercion, for the compiled and the interpreted kind.
  */
 export function createArgumentValidator(): ArgumentValidator {
-  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, logger: false }))
+  // ownProperties: an optional argument named `constructor` or `toString` left out is not the prototype's.
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, ownProperties: true, logger: false }))
   const checks = new Map<string, SchemaCheck>()
   const checkFor = (tool: Tool) => {
     let check = checks.get(tool.id)

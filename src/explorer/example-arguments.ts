@@ -1,3 +1,4 @@
+import fc from 'fast-check'
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { resolvePointer } from '../util/json-pointer.js'
@@ -30,8 +31,9 @@ const FORMAT_EXAMPLES: Readonly<Record<string, string>> = {
  * The arguments "Try it" starts from (issue 19): every required argument, recursively, from the
  * schema's own `examples`, `example`, `default`, `const` or first `enum` value where it has one,
  * else the smallest value its type, format and bounds admit. Optional arguments are left out, so
- * the example is short and says what a call cannot do without. A pattern the stand-in does not
- * match is possible: the caller checks the example with the tool's validator and says so.
+ * the example is short and says what a call cannot do without. A string with a `pattern` is drawn
+ * to match it; a pattern no generator satisfies is possible, so the caller checks the example with
+ * the tool's validator and says so.
  */
 export function exampleArguments(schema: JsonSchema): Record<string, unknown> {
   const value = exampleOf(schema, schema, 0, new Set())
@@ -104,14 +106,19 @@ function objectExample(
   depth: number,
   refs: Set<string>,
 ): Record<string, unknown> {
-  // Keys are a spec's own (`__proto__` included): a null-prototype object keeps each one a key.
-  const example: Record<string, unknown> = Object.create(null)
+  const example: Record<string, unknown> = {}
   const properties = isRecord(schema.properties) ? schema.properties : {}
   const required = Array.isArray(schema.required) ? schema.required : []
   if (depth >= MAX_DEPTH) return example
   for (const name of required) {
     if (typeof name !== 'string') continue
-    example[name] = exampleOf(properties[name] ?? {}, root, depth + 1, refs)
+    // Keys are a spec's own: `__proto__` stays a key (defined, not assigned through the setter).
+    Object.defineProperty(example, name, {
+      value: exampleOf(properties[name] ?? {}, root, depth + 1, refs),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
   }
   return example
 }
@@ -125,20 +132,55 @@ function arrayExample(
   const minItems = typeof schema.minItems === 'number' ? Math.min(schema.minItems, 3) : 0
   if (minItems === 0 || depth >= MAX_DEPTH) return []
   const item = exampleOf(schema.items ?? {}, root, depth + 1, refs)
-  // uniqueItems with more than one item: numbered strings stay distinct.
-  return Array.from({ length: minItems }, (_, i) =>
-    typeof item === 'string' && i > 0 ? `${item}${i}` : item,
-  )
+  if (schema.uniqueItems !== true) return Array.from({ length: minItems }, () => item)
+  // Distinct items: numbered strings, else one item (a short example beats an invalid one).
+  if (typeof item !== 'string') return [item]
+  return Array.from({ length: minItems }, (_, i) => (i === 0 ? item : `${item.slice(0, -1) || item}${i}`))
 }
 
 function stringExample(schema: Record<string, unknown>): string {
   const format = typeof schema.format === 'string' ? FORMAT_EXAMPLES[schema.format] : undefined
-  let text = format ?? 'example'
   const min = typeof schema.minLength === 'number' ? schema.minLength : 0
   const max = typeof schema.maxLength === 'number' ? schema.maxLength : Number.POSITIVE_INFINITY
+  let text = format ?? 'example'
   if (text.length < min) text = text.padEnd(Math.min(min, 1_000), 'x')
   if (text.length > max) text = text.slice(0, Math.max(0, max))
-  return text
+  const pattern = typeof schema.pattern === 'string' ? compile(schema.pattern) : undefined
+  if (!pattern || pattern.test(text)) return text
+  return matching(pattern, min, max) ?? text
+}
+
+/** As the validator reads a pattern: Unicode-aware when it can be, else as written. */
+function compile(pattern: string): RegExp | undefined {
+  for (const flags of ['u', '']) {
+    try {
+      return new RegExp(pattern, flags)
+    } catch {
+      // not valid with these flags
+    }
+  }
+  return undefined
+}
+
+/** Draws made per pattern, with a fixed seed: the same schema always gets the same example. */
+const PATTERN_DRAWS = 30
+
+/**
+ * A string the pattern matches and the length bounds admit, drawn by fast-check's stringMatching
+ * (a maintained regex-to-string generator; randexp's last release is years old). The shortest
+ * draw wins: an example should be easy to read and edit.
+ */
+function matching(pattern: RegExp, min: number, max: number): string | undefined {
+  try {
+    const draws = fc.sample(fc.stringMatching(pattern, { size: 'xsmall' }), {
+      numRuns: PATTERN_DRAWS,
+      seed: 42,
+    })
+    const fitting = draws.filter((draw) => draw.length >= min && draw.length <= max && pattern.test(draw))
+    return fitting.sort((a, b) => a.length - b.length)[0]
+  } catch {
+    return undefined // a construct stringMatching cannot generate (lookbehind, backreference)
+  }
 }
 
 function numberExample(schema: Record<string, unknown>, integer: boolean): number {

@@ -152,3 +152,17 @@ describe('validators for large input schemas', () => {
     assert.equal(upstream.received.length, 1)
   })
 })
+
+test('an optional argument named like an Object.prototype member, left out, is not read off the prototype', () => {
+  const names = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__']
+  const properties = Object.fromEntries(names.map((name) => [name, { type: 'object' }]))
+  for (const padding of [0, COMPILED_SCHEMA_NODES]) {
+    // Both kinds: the compiled validator and, past COMPILED_SCHEMA_NODES, the interpreting one.
+    for (let i = 0; i < padding; i++) properties[`field${i}`] = { type: 'string' }
+    const tool = { id: `proto-${padding}`, inputSchema: { type: 'object', properties } } as never
+    const validator = createArgumentValidator()
+    assert.deepEqual(validator.check(tool, {}), { ok: true, arguments: {} }, `padding ${padding}`)
+    const given = validator.check(tool, { constructor: 'x' })
+    assert.equal(given.ok, false, 'a value given is still checked')
+  }
+})
