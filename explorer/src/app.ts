@@ -7,8 +7,8 @@ import { renderToolPage } from './tool-page.js'
 
 /**
  * The explorer's router: `#/` overview, `#/tools` the list, `#/tools/<name>` one tool, `#/budget`.
- * Each view replaces <main>'s content; its heading takes focus, so a keyboard or screen reader user
- * lands on what just opened.
+ * Each view replaces <main>'s content; after a navigation its heading takes focus, so a keyboard or
+ * screen reader user lands on what just opened.
  */
 const main = document.getElementById('main') as HTMLElement
 let rendering = 0
@@ -35,7 +35,8 @@ async function route(): Promise<void> {
   if (ticket === rendering) {
     const heading = main.querySelector<HTMLElement>('h1')
     heading?.setAttribute('tabindex', '-1')
-    heading?.focus({ preventScroll: true })
+    // Not on the first load: the page starts at its top, so Tab reaches the skip link first.
+    if (ticket > 1) heading?.focus({ preventScroll: true })
     document.title = `${heading?.textContent ?? 'toolgate'} · toolgate explorer`
   }
 }

@@ -24,9 +24,9 @@ export async function renderOverview(): Promise<Node> {
       ),
       fact(
         'Catalog',
-        `${formatNumber(counts.tools)} tools in ${formatNumber(counts.services)} services, ${formatNumber(counts.profiles)} profiles, ${formatNumber(counts.workflows)} workflows`,
+        `${count(counts.tools, 'tool')} in ${count(counts.services, 'service')}, ${count(counts.profiles, 'profile')}, ${count(counts.workflows, 'workflow')}`,
       ),
-      fact('Problems', `${formatNumber(counts.errors)} errors, ${formatNumber(counts.warnings)} warnings`),
+      fact('Problems', `${count(counts.errors, 'error')}, ${count(counts.warnings, 'warning')}`),
     ),
     broken.length > 0
       ? h(
@@ -111,7 +111,7 @@ function problemsOf(source: SourceOverview): Node {
       'summary',
       null,
       h('code', null, source.sourceId),
-      ` — ${formatNumber(source.errors)} errors, ${formatNumber(source.warnings)} warnings`,
+      ` — ${count(source.errors, 'error')}, ${count(source.warnings, 'warning')}`,
     ),
     h(
       'ul',
@@ -170,6 +170,11 @@ function reloadItem(reload: ReloadOverview): Node {
       : null,
     h('ul', { class: 'diff' }, ids('added', added), ids('removed', removed), ids('changed', changed)),
   )
+}
+
+/** `1 tool`, `2 tools`, `1,002 tools`. */
+function count(n: number, noun: string): string {
+  return `${formatNumber(n)} ${noun}${n === 1 ? '' : 's'}`
 }
 
 function slug(text: string): string {

@@ -99,10 +99,15 @@ export function renderTryIt(tool: ToolPage): Node {
         { class: answer.ok ? 'status-line ok' : 'status-line bad' },
         `HTTP ${answer.status} · ${formatNumber(Math.round(answer.ms))} ms`,
       )
-      if (dryRun && answer.ok) result.replaceChildren(summary, dryRunView(answer.body as DryRun))
+      if (dryRun && answer.ok && isDryRun(answer.body))
+        result.replaceChildren(summary, dryRunView(answer.body))
       else
         result.replaceChildren(
           summary,
+          // A gateway without the dry-run mode ignores ?dryRun=true and calls: say so, show the answer.
+          ...(dryRun && answer.ok
+            ? [h('p', { class: 'status-line bad', role: 'alert' }, 'No dry run: this gateway sent the call.')]
+            : []),
           typeof answer.body === 'string'
             ? h('pre', { class: 'json', tabindex: 0, 'aria-label': 'Answer' }, answer.body)
             : jsonBlock(answer.body, 'Answer'),
@@ -151,6 +156,13 @@ export function renderTryIt(tool: ToolPage): Node {
   )
   checked()
   return section
+}
+
+/** The dry-run answer `{ dryRun: true, request: { method, url, … } }`, not a tool's own answer. */
+function isDryRun(body: unknown): body is DryRun {
+  if (typeof body !== 'object' || body === null) return false
+  const { dryRun, request } = body as { dryRun?: unknown; request?: { url?: unknown } }
+  return dryRun === true && typeof request?.url === 'string'
 }
 
 function dryRunView(dry: DryRun): Node {
