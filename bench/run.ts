@@ -12,6 +12,7 @@ import { killStarted, planCpus } from './lib/processes.js'
 import { formatTable, type RowResult } from './lib/report.js'
 import { catalogBuildRows } from './rows/catalog-build.js'
 import { documentRows } from './rows/documents.js'
+import { explorerRows } from './rows/explorer.js'
 import { proxyRows } from './rows/proxy.js'
 import { reloadRows } from './rows/reload.js'
 import { searchRows } from './rows/search.js'
@@ -36,6 +37,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('catalog')) list.push(['catalog', catalogBuildRows])
   if (only.has('reload')) list.push(['reload', reloadRows])
   if (only.has('search')) list.push(['search', searchRows])
+  if (only.has('explorer')) list.push(['explorer', explorerRows])
   return list
 }
 

@@ -1,6 +1,15 @@
 import { parseArgs } from 'node:util'
 
-export const ROWS = ['documents', 'sessions', 'proxy', 'catalog', 'reload', 'rss', 'search'] as const
+export const ROWS = [
+  'documents',
+  'sessions',
+  'proxy',
+  'catalog',
+  'reload',
+  'rss',
+  'search',
+  'explorer',
+] as const
 export type RowName = (typeof ROWS)[number]
 
 export interface BenchOptions {
@@ -28,7 +37,7 @@ const DEFAULTS = {
 
 export class UsageError extends Error {}
 
-/** `--only documents,proxy` (or the row numbers 1–7), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
+/** `--only documents,proxy` (or the row numbers 1–8), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -65,8 +74,8 @@ function parseOnly(flags: readonly string[]): ReadonlySet<RowName> {
 }
 
 function rowName(name: string): RowName {
-  const byNumber = /^[1-7]$/.test(name) ? ROWS[Number(name) - 1] : undefined
+  const byNumber = /^[1-8]$/.test(name) ? ROWS[Number(name) - 1] : undefined
   const row = byNumber ?? ROWS.find((candidate) => candidate === name)
-  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–7, got "${name}"`)
+  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–8, got "${name}"`)
   return row
 }

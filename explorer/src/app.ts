@@ -1,9 +1,5 @@
 import { ApiError, setToken, token } from './api.js'
-import { renderBudget } from './budget.js'
 import { h } from './dom.js'
-import { renderOverview } from './overview.js'
-import { renderToolList } from './tool-list.js'
-import { renderToolPage } from './tool-page.js'
 
 /**
  * The explorer's router: `#/` overview, `#/tools` the list, `#/tools/<name>` one tool, `#/budget`.
@@ -41,12 +37,16 @@ async function route(): Promise<void> {
   }
 }
 
-function viewFor(hash: string): Promise<Node> {
+/**
+ * Each view's module loads when the view is first opened: the tool list does not wait for the
+ * tool page's schema validator (nine modules) or the budget chart.
+ */
+async function viewFor(hash: string): Promise<Node> {
   const tool = /^\/tools\/(.+)$/.exec(hash)
-  if (tool) return renderToolPage(tool[1]!)
-  if (hash.startsWith('/tools')) return renderToolList()
-  if (hash.startsWith('/budget')) return renderBudget()
-  return renderOverview()
+  if (tool) return (await import('./tool-page.js')).renderToolPage(tool[1]!)
+  if (hash.startsWith('/tools')) return (await import('./tool-list.js')).renderToolList()
+  if (hash.startsWith('/budget')) return (await import('./budget.js')).renderBudget()
+  return (await import('./overview.js')).renderOverview()
 }
 
 /** What went wrong, said plainly; a refusal for want of a token points at the token field. */

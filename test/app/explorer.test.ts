@@ -49,7 +49,7 @@ test('every asset the page imports is served, the validator included; nothing el
     seen.add(name)
     const asset = await app.inject(`/explorer/assets/${name}`)
     assert.equal(asset.statusCode, 200, name)
-    for (const [, spec] of asset.body.matchAll(/\bfrom\s+'(\.\/[^']+)'/g)) {
+    for (const [, spec] of asset.body.matchAll(/(?:\bfrom\s+|\bimport\(\s*)'(\.\/[^']+)'/g)) {
       const base = name.includes('/') ? name.slice(0, name.lastIndexOf('/') + 1) : ''
       queue.push(new URL(spec!, `http://x/${base}`).pathname.slice(1))
     }
