@@ -536,6 +536,57 @@ info: { title: Bad paths, version: 1.0.0 }
 paths: 42
 `
 
+/**
+ * Spec text is a stranger's: markup, script, event handlers, template syntax and URL schemes in every
+ * field the page shows. The page must show each one as text and run none.
+ */
+const HOSTILE_TEXTS = [
+  '<img src=x onerror="window.__pwned=1">',
+  '</script><script>window.__pwned=2</script>',
+  '"><svg onload="window.__pwned=3">',
+  'javascript:window.__pwned=4//',
+  "{{constructor.constructor('window.__pwned=5')()}}",
+  '<a href="javascript:window.__pwned=6">x</a>&amp;&lt;b&gt;',
+]
+const hostile = (i: number) => HOSTILE_TEXTS[i % HOSTILE_TEXTS.length]!
+const HOSTILE_SPEC = JSON.stringify({
+  openapi: '3.1.0',
+  info: { title: hostile(0), version: '1', description: hostile(1) },
+  servers: [{ url: 'http://127.0.0.1:9' }],
+  tags: [{ name: hostile(2) }],
+  paths: {
+    '/hostile/{id}': {
+      post: {
+        operationId: 'hostileThing',
+        summary: hostile(3),
+        description: HOSTILE_TEXTS.join(' '),
+        tags: [hostile(2)],
+        parameters: [
+          { name: 'id', in: 'path', required: true, description: hostile(4), schema: { type: 'string' } },
+          {
+            name: 'q<b>',
+            in: 'query',
+            description: hostile(5),
+            schema: { type: 'string', enum: [hostile(0)] },
+          },
+        ],
+        requestBody: {
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['note'],
+                properties: { note: { type: 'string', description: hostile(1), examples: [hostile(2)] } },
+              },
+            },
+          },
+        },
+        responses: { '200': { description: hostile(3) } },
+      },
+    },
+  },
+})
+
 describe('a specs directory with a good spec, broken ones, and an upstream that records', () => {
   let base: string
   let upstream: TestUpstream
@@ -545,6 +596,7 @@ describe('a specs directory with a good spec, broken ones, and an upstream that 
     await writeFile(join(dir, 'files.yaml'), FILES_SPEC)
     await writeFile(join(dir, 'broken.yaml'), BROKEN_YAML)
     await writeFile(join(dir, 'bad-paths.yaml'), BROKEN_STRUCTURE)
+    await writeFile(join(dir, 'hostile.json'), HOSTILE_SPEC)
     const config = join(await tempDir('toolgate-config-'), 'toolgate.yaml')
     await writeFile(config, `services:\n  files:\n    upstream: ${upstream.url}/base\n`)
     base = (await serve({ SPECS_DIR: dir, TOOLGATE_CONFIG: config, EXAMPLE_UPSTREAM: 'off' })).url
@@ -572,6 +624,37 @@ describe('a specs directory with a good spec, broken ones, and an upstream that 
     )
     assertPageClean(watched)
     await page.close()
+  })
+
+  test('spec text with markup, script and handlers is shown as text on every view, and runs nothing', async () => {
+    const list = await getJson<{ tools: { name: string }[] }>(`${base}/explorer/api/tools`)
+    const name = list.tools.find((tool) => tool.name.includes('hostile'))!.name
+    for (const [hash, heading] of [
+      ['/', 'Overview'],
+      ['/tools', 'Tools'],
+      [`/tools/${name}`, name],
+      ['/budget', 'Budget'],
+    ] as const) {
+      const watched = await openView(base, hash, heading)
+      const { page } = watched
+      if (hash === `/tools/${name}`) {
+        const text = (await page.locator('main').textContent()) ?? ''
+        for (const payload of HOSTILE_TEXTS) assert.ok(text.includes(payload), `shown as text: ${payload}`)
+        await page.getByRole('button', { name: 'Dry run', exact: true }).click()
+        await waitForText(page, '.result .status-line', /^HTTP 200/)
+        await screenshot(page, 'hostile-tool')
+      }
+      assert.equal(await page.evaluate(() => (window as { __pwned?: number }).__pwned), undefined, hash)
+      const injected = await page.evaluate(
+        () =>
+          document.querySelectorAll(
+            'main img, main svg:not([role="img"]), main script, main [onerror], main [onload]',
+          ).length,
+      )
+      assert.equal(injected, 0, `${hash}: no element made from spec text`)
+      assertPageClean(watched)
+      await page.close()
+    }
   })
 
   test('a broken spec is shown failed, with its problem’s message and JSON pointer', async () => {
