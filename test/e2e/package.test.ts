@@ -12,8 +12,9 @@ import { startServerProcess, stopServerProcess } from '../helpers/process.js'
 
 const run = promisify(execFile)
 
-/** What a user of the package needs: the compiled gateway, the example upstream, the demo specs. */
-const SHIPPED = /^package\/(package\.json|README\.md|dist\/(src|plugins|examples)\/.+\.js|specs\/.+)$/
+/** What a user of the package needs: the compiled gateway, the example upstream, the demo specs, the explorer page. */
+const SHIPPED =
+  /^package\/(package\.json|README\.md|dist\/(src|plugins|examples|explorer)\/.+\.js|specs\/.+|explorer\/(index\.html|explorer\.css))$/
 
 test('npm pack ships only the compiled gateway and its specs; the tarball installs and serves from a clean directory', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-package-'))
@@ -38,6 +39,8 @@ test('npm pack ships only the compiled gateway and its specs; the tarball instal
     'package/dist/src/cli/index.js',
     'package/dist/src/store/build-worker.js',
     'package/specs/tickets.yaml',
+    'package/explorer/index.html',
+    'package/dist/explorer/app.js',
   ])
     assert.ok(entries.includes(needed), `${needed} is missing from the package`)
 
@@ -66,6 +69,9 @@ test('npm pack ships only the compiled gateway and its specs; the tarball instal
   assert.deepEqual(await health.json(), { status: 'ok' })
   const version = await fetch(`${server.url}/version`)
   assert.equal(version.status, 200)
+  // The explorer's page and modules come from the package, its validator from the installed dependency.
+  for (const path of ['/explorer', '/explorer/assets/app.js', '/explorer/assets/vendor/json-schema/index.js'])
+    assert.equal((await fetch(`${server.url}${path}`)).status, 200, path)
   const discovery = (await (await fetch(`${server.url}/discovery`)).json()) as { functions: unknown[] }
   assert.ok(discovery.functions.length > 0, 'the installed package serves no tools')
   assert.equal(await stopServerProcess(server), 0)
