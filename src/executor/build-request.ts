@@ -73,7 +73,7 @@ export function buildRequest(
   })
   const notCredential = (names: ReadonlySet<string>) => (pair: string) =>
     names.size === 0 || !names.has(pairName(pair).toLowerCase())
-  const byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
+  const byName = parametersOf(tool)
   let path = tool.path
   const query: string[] = []
   const cookies: string[] = []
@@ -143,8 +143,21 @@ export function buildRequest(
   }
 }
 
+/** A tool's parameters by `in:name`, made once per tool (tools are immutable, one per catalog version). */
+const parameterMaps = new WeakMap<Tool, ReadonlyMap<string, Tool['parameters'][number]>>()
+
+function parametersOf(tool: Tool): ReadonlyMap<string, Tool['parameters'][number]> {
+  let byName = parameterMaps.get(tool)
+  if (!byName) {
+    byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
+    parameterMaps.set(tool, byName)
+  }
+  return byName
+}
+
 /** A path value of `.` or `..` is encoded, so no argument can climb out of the template. */
 function neutralizeDotSegments(path: string): string {
+  if (!path.includes('.')) return path
   return path
     .split('/')
     .map((segment) => (segment === '.' || segment === '..' ? segment.replaceAll('.', '%2E') : segment))
@@ -157,6 +170,20 @@ export function resolveBaseUrl(
   service: Service,
   configured: string | undefined,
 ): URL | undefined {
+  // Parsed once per tool, service and configured upstream, not on every call.
+  const cached = baseUrls.get(tool)
+  if (cached && cached.service === service && cached.configured === configured) return cached.url
+  const url = parseBaseUrl(tool, service, configured)
+  baseUrls.set(tool, { service, configured, url })
+  return url
+}
+
+const baseUrls = new WeakMap<
+  Tool,
+  { readonly service: Service; readonly configured: string | undefined; readonly url: URL | undefined }
+>()
+
+function parseBaseUrl(tool: Tool, service: Service, configured: string | undefined): URL | undefined {
   for (const candidate of [configured, ...(tool.servers ?? []), ...service.servers]) {
     if (!candidate) continue
     try {

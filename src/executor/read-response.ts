@@ -12,19 +12,34 @@ export class ResponseTooLarge extends Error {
 /** An answer the gateway cannot relay as what it claims to be (issue 14 class 10). */
 export class ResponseInvalid extends Error {}
 
-/** Reads a body up to `limit` bytes; past it the stream is destroyed and ResponseTooLarge thrown. */
-export async function readLimited(body: Readable, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = []
-  let total = 0
-  for await (const chunk of body) {
-    total += (chunk as Buffer).length
-    if (total > limit) {
-      body.destroy()
-      throw new ResponseTooLarge(limit)
-    }
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks)
+/**
+ * Reads a body up to `limit` bytes; past it the stream is destroyed and ResponseTooLarge thrown.
+ * Events, not an async iterator (a promise per chunk); a body of one chunk is not copied.
+ */
+export function readLimited(body: Readable, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    let total = 0
+    let ended = false
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.length
+      if (total > limit) {
+        body.destroy()
+        reject(new ResponseTooLarge(limit))
+        return
+      }
+      chunks.push(chunk)
+    })
+    body.once('end', () => {
+      ended = true
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
+    })
+    body.once('error', reject)
+    // Closed without its end or an error (an async iterator throws ERR_STREAM_PREMATURE_CLOSE then).
+    body.once('close', () => {
+      if (!ended) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))
+    })
+  })
 }
 
 type Decoder = (bytes: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>
@@ -91,7 +106,7 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf])
  */
 export function checkJson(bytes: Buffer, contentType: string | undefined): Buffer {
   if (bytes.length === 0 || contentType === undefined || !JSON_TYPE.test(contentType)) return bytes
-  const json = bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes
+  const json = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? bytes.subarray(3) : bytes
   try {
     JSON.parse(json.toString('utf8'))
   } catch (err) {

@@ -57,9 +57,10 @@ export function createArgumentValidator(): ArgumentValidator {
   return {
     check(tool, args) {
       const check = checkFor(tool)
-      const copy = structuredClone(args) as Record<string, unknown>
-      if (check(copy).length === 0) return { ok: true, arguments: copy }
-      const repaired = repairArguments(tool.inputSchema, copy)
+      // Neither kind of check writes to the value (no coercion, defaults or removal): arguments
+      // that pass as sent are used as they are, and only a repair works on a copy of them.
+      if (check(args).length === 0) return { ok: true, arguments: args as Record<string, unknown> }
+      const repaired = repairArguments(tool.inputSchema, structuredClone(args) as Record<string, unknown>)
       const violations = check(repaired)
       return violations.length === 0 ? { ok: true, arguments: repaired } : { ok: false, violations }
     },
