@@ -229,11 +229,19 @@ async function access(fastify: FastifyInstance) {
 
   const baseUrl = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
 
-  fastify.addHook('onRequest', async (request, reply) => {
-    const route = request.routeOptions.config.access
-    if (route === undefined) return
+  /** Whether the request may go on; a refusal has been sent when it may not. */
+  const check = async (request: FastifyRequest, reply: FastifyReply, route: RouteAccess) => {
     const refusal = (await admit(request, route)) ?? (await limit(request, reply, route))
-    if (refusal) return refuse(request, reply, refusal)
+    if (!refusal) return true
+    refuse(request, reply, refusal)
+    return false
+  }
+  // Callback style: a route without access control (health, metrics, the explorer's assets) pays
+  // no promise. A refused request ends with the refusal sent: `done` is not called for it.
+  fastify.addHook('onRequest', (request, reply, done) => {
+    const route = request.routeOptions.config.access
+    if (route === undefined) return done()
+    check(request, reply, route).then((admitted) => admitted && done(), done)
   })
 
   // RFC 9728: the root document names the gateway; the path-suffixed one its MCP endpoint.
