@@ -6,6 +6,8 @@ import { type Summary, summarize } from './stats.js'
 export interface Target {
   readonly label: string
   readonly origin: string
+  /** What this side is sent, when the two sides ask for the same thing differently (row 3d). */
+  readonly requests?: readonly LoadRequest[]
 }
 
 /** One closed-loop figure: what to send, how hard, and the status every answer must have. */
@@ -48,7 +50,7 @@ export async function comparePair(
     const result = await runClosed(
       {
         origin: target.origin,
-        requests: figure.requests,
+        requests: target.requests ?? figure.requests,
         connections: figure.connections,
         pipelining: figure.pipelining,
         duration,

@@ -12,7 +12,7 @@ import { type RowResult, rangeOf, rps } from '../lib/report.js'
 import { round } from '../lib/stats.js'
 
 const FIGURE = 'GET /api/sessions/:code/metadata (Redis) -c100 -p10'
-const TARGET = { op: '>=', value: 0.5 } as const
+const TARGET = { op: '>=', value: 0.7 } as const
 
 export async function sessionRows(ctx: RowContext): Promise<RowResult[]> {
   const redisUrl = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379'
