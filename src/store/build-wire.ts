@@ -65,14 +65,9 @@ function slices(items: readonly unknown[]): Uint8Array[] {
 
 /** Rebuilds the frozen catalog, one slice per turn of the event loop. */
 export async function decodeCatalog(bytes: CatalogBytes): Promise<Catalog> {
-  // One table for the whole catalog: the same description in a thousand tools is one string.
-  const strings = new Map<string, string>()
-  const head = deepFreeze(internStrings(JSON.parse(decoder.decode(bytes.head)), strings)) as Omit<
-    Catalog,
-    'tools' | 'problems'
-  >
-  const tools = await decodeSlices(bytes.tools, strings)
-  const problems = await decodeSlices(bytes.problems, strings)
+  const head = deepFreeze(JSON.parse(decoder.decode(bytes.head))) as Omit<Catalog, 'tools' | 'problems'>
+  const tools = await decodeSlices(bytes.tools)
+  const problems = await decodeSlices(bytes.problems)
   // Members in buildCatalog's order: /catalog serializes them as they stand.
   return Object.freeze({
     version: head.version,
@@ -86,54 +81,13 @@ export async function decodeCatalog(bytes: CatalogBytes): Promise<Catalog> {
   }) as Catalog
 }
 
-async function decodeSlices<T>(slices: readonly Uint8Array[], strings: Map<string, string>): Promise<T[]> {
+async function decodeSlices<T>(slices: readonly Uint8Array[]): Promise<T[]> {
   const items: T[] = []
   for (const slice of slices) {
     await nextTurn()
-    for (const item of deepFreeze(internStrings(JSON.parse(decoder.decode(slice)), strings) as T[]))
-      items.push(item)
+    for (const item of deepFreeze(JSON.parse(decoder.decode(slice)) as T[])) items.push(item)
   }
   return items
-}
-
-/** Strings shorter than this are left alone: V8 stores short keys once already, and they cost little. */
-const INTERNED_LENGTH = 16
-
-/**
- * Replaces every string value of at least INTERNED_LENGTH characters in freshly parsed JSON by the
- * first equal one `strings` has seen. JSON.parse makes a new string per occurrence: Kubernetes'
- * 1,002 tools repeat the same property descriptions in every schema, 35 MB of the heap in copies.
- */
-function internStrings(value: unknown, strings: Map<string, string>): unknown {
-  const canonical = (text: string) => {
-    if (text.length < INTERNED_LENGTH) return text
-    const seen = strings.get(text)
-    if (seen !== undefined) return seen
-    strings.set(text, text)
-    return text
-  }
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (node === null || typeof node !== 'object') continue
-    if (Array.isArray(node)) {
-      for (let i = 0; i < node.length; i++) {
-        const item: unknown = node[i]
-        if (typeof item === 'string') node[i] = canonical(item)
-        else if (item !== null && typeof item === 'object') pending.push(item)
-      }
-      continue
-    }
-    const record = node as Record<string, unknown>
-    for (const key of Object.keys(record)) {
-      const item = record[key]
-      // An own `__proto__` key (JSON.parse makes one) is never assigned: that would set the prototype.
-      if (typeof item === 'string') {
-        if (key !== '__proto__') record[key] = canonical(item)
-      } else if (item !== null && typeof item === 'object') pending.push(item)
-    }
-  }
-  return value
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
