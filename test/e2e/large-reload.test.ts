@@ -11,9 +11,15 @@ import { largeSpec } from '../helpers/large-spec.js'
 import { type StartedServer, startServerProcess, stopServerProcess } from '../helpers/process.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 
-/** The generous bound: main's code stalled /health 5 s on 20,000 operations, 23 s on 103,000. */
-const HEALTH_MAX_MS = 1_000
-const RELOAD_LIMIT_MS = 45_000
+/**
+ * No fixed time: the longest /health answer during a reload must stay under this share of the
+ * reload's own duration, measured in the same run (a slower box stretches both). A build on the
+ * event loop stalled /health for about the whole reload (5 s of a 20,000-operation one); off it,
+ * the longest answer is a few percent of the reload.
+ */
+const HEALTH_MAX_SHARE = 0.25
+/** A hang check: a reload that never records fails the test instead of hanging the run. */
+const RELOAD_LIMIT_MS = 120_000
 
 interface Reload {
   readonly outcome: string
@@ -101,7 +107,11 @@ test('reloading large specs never stops /health: one at limits.operations swaps 
       `${what}: reload ${reload.record.durationMs} ms; /health during it: ${health.count} probes, p50 ${health.p50} ms, p99 ${health.p99} ms, max ${health.max} ms`,
     )
     assert.ok(health.count > 10, `probed during the reload (${health.count})`)
-    assert.ok(health.max < HEALTH_MAX_MS, `/health max ${health.max} ms during the reload of ${what}`)
+    const window = reload.finished - reload.triggered
+    assert.ok(
+      health.max < window * HEALTH_MAX_SHARE,
+      `/health max ${health.max} ms during the ${Math.round(window)} ms reload of ${what}: over ${HEALTH_MAX_SHARE * 100} % of it`,
+    )
   }
   t.diagnostic(`RSS: peak ${memory.peakRssMb} MB (VmHWM ${memory.hwmMb} MB)`)
 })
