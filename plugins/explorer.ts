@@ -12,7 +12,7 @@ import { countTokens, createViewRenderers, ServedDocument } from '../src/formats
 import { type CatalogSnapshot, renderOptions } from '../src/store/index.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
-import { createDefinitions, SEARCH_FORMATS, SEARCH_MAX_QUERY } from './search.js'
+import { createDefinitions, SEARCH_FORMATS, searchQuerystring } from './search.js'
 import { sendDocument } from './send-document.js'
 
 /**
@@ -219,16 +219,7 @@ export default async function explorer(fastify: FastifyInstance) {
     '/explorer/api/search',
     {
       ...operator,
-      schema: {
-        querystring: {
-          type: 'object',
-          required: ['q'],
-          properties: {
-            q: { type: 'string', maxLength: SEARCH_MAX_QUERY },
-            limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT },
-          },
-        },
-      },
+      schema: { querystring: searchQuerystring(SEARCH_MAX_LIMIT) },
     },
     async (request) => {
       const { q, limit = SEARCH_LIMIT } = request.query

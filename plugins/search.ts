@@ -87,12 +87,22 @@ interface SearchRoute {
   Querystring: { q: string; limit?: number; profile?: string; format?: SearchFormat }
 }
 
+/** `q` and `limit`, as every search route takes them (the explorer's, with its own maximum, too). */
+export const searchQuerystring = (maxLimit: number) =>
+  ({
+    type: 'object',
+    required: ['q'],
+    properties: {
+      q: { type: 'string', maxLength: SEARCH_MAX_QUERY },
+      limit: { type: 'integer', minimum: 1, maximum: maxLimit },
+    },
+  }) as const
+
+const base = searchQuerystring(SEARCH_MAX_LIMIT)
 const querystring = {
-  type: 'object',
-  required: ['q'],
+  ...base,
   properties: {
-    q: { type: 'string', maxLength: SEARCH_MAX_QUERY },
-    limit: { type: 'integer', minimum: 1, maximum: SEARCH_MAX_LIMIT },
+    ...base.properties,
     profile: { type: 'string', minLength: 1, maxLength: 64 },
     format: { type: 'string', enum: [...SEARCH_FORMATS] },
   },
