@@ -145,26 +145,8 @@ async function compareDocuments(
       const label = `GET ${path}${variant.name} (${formatBytes(variant.size(document))}) -c${figure.connections} -p${figure.pipelining}`
       ctx.log(`row 1: ${label}`)
       const checked = await compareAnswers(gateway.url, baseline.url, path, variant.headers(document))
-      const pair = await comparePair(
-        { label: 'toolgate', origin: gateway.url },
-        { label: 'bare Fastify', origin: baseline.url },
-        figure,
-        ctx.options,
-        ctx.cpus.client,
-      )
-      rows.push({
-        id: `1${LETTERS[p * VARIANTS.length + v]}`,
-        row: 'documents',
-        figure: label,
-        metric: 'req/s ratio',
-        value: round(pair.ratio.median, 3),
-        target: { op: '>=', value: 0.9 },
-        candidate: rps(pair.candidate.rps.median),
-        baseline: rps(pair.baseline.rps.median),
-        range: rangeOf(pair.ratio),
-        problems: [...checked, ...pair.problems],
-        details: { tools, ...figure, ...pair },
-      })
+      const id = `1${LETTERS[p * VARIANTS.length + v]}`
+      rows.push(await pairRow(ctx, gateway, baseline, { id, label, figure, checked, tools }))
     }
   }
   return rows
@@ -198,28 +180,44 @@ async function compareMcp(
       ...mcpAnswerProblems(request.headers!['mcp-method']!, answer.body),
       ...(await compareAnswers(gateway.url, baseline.url, request.path, {}, request)),
     ]
-    const pair = await comparePair(
-      { label: 'toolgate', origin: gateway.url },
-      { label: 'bare Fastify', origin: baseline.url },
-      figure,
-      ctx.options,
-      ctx.cpus.client,
-    )
-    rows.push({
-      id,
-      row: 'documents',
-      figure: label,
-      metric: 'req/s ratio',
-      value: round(pair.ratio.median, 3),
-      target: { op: '>=', value: 0.9 },
-      candidate: rps(pair.candidate.rps.median),
-      baseline: rps(pair.baseline.rps.median),
-      range: rangeOf(pair.ratio),
-      problems: [...checked, ...pair.problems],
-      details: { tools, ...figure, ...pair },
-    })
+    rows.push(await pairRow(ctx, gateway, baseline, { id, label, figure, checked, tools }))
   }
   return rows
+}
+
+/** One row-1 figure: the gateway against bare Fastify sending the same bytes, ABBA pairs, ≥ 0.9×. */
+async function pairRow(
+  ctx: RowContext,
+  gateway: Started,
+  baseline: Started,
+  {
+    id,
+    label,
+    figure,
+    checked,
+    tools,
+  }: { id: string; label: string; figure: Figure; checked: string[]; tools: number },
+): Promise<RowResult> {
+  const pair = await comparePair(
+    { label: 'toolgate', origin: gateway.url },
+    { label: 'bare Fastify', origin: baseline.url },
+    figure,
+    ctx.options,
+    ctx.cpus.client,
+  )
+  return {
+    id,
+    row: 'documents',
+    figure: label,
+    metric: 'req/s ratio',
+    value: round(pair.ratio.median, 3),
+    target: { op: '>=', value: 0.9 },
+    candidate: rps(pair.candidate.rps.median),
+    baseline: rps(pair.baseline.rps.median),
+    range: rangeOf(pair.ratio),
+    problems: [...checked, ...pair.problems],
+    details: { tools, ...figure, ...pair },
+  }
 }
 
 /** Why a captured MCP answer is not the one its figure names; empty when it is. */
