@@ -4,6 +4,12 @@ import type { SearchAnswer, ToolList, ToolRow } from './types.js'
 
 /** Typing pauses this long before the catalog's search is asked. */
 const SEARCH_DELAY_MS = 150
+/**
+ * Rows put on screen at once: more than a tall screen holds. The rest follow in tasks of
+ * `MORE_ROWS`, so the list answers input while 2,000 rows are still being made (bench row 8).
+ */
+const FIRST_ROWS = 120
+const MORE_ROWS = 400
 
 interface Filters {
   query: string
@@ -15,8 +21,8 @@ interface Filters {
 
 /**
  * The list is built once per catalog version and kept: coming back from a tool page is instant,
- * with its filters as they were. Each row is a link; rows are made once and only re-ordered or
- * left out by the filters, so a filter change on 4,000 tools touches no row's content.
+ * with its filters as they were. Each row is a link; rows are made when first shown and then only
+ * re-ordered or left out by the filters, so a filter change on 4,000 tools touches no row's content.
  */
 let built: { version: string; view: HTMLElement } | undefined
 
@@ -28,7 +34,12 @@ export async function renderToolList(): Promise<Node> {
 
 function buildView(list: ToolList): HTMLElement {
   const filters: Filters = { query: '', service: '', profile: '', safety: '', approval: '' }
-  const rows = list.tools.map((tool) => row(tool, list))
+  const rows: (HTMLLIElement | undefined)[] = new Array(list.tools.length)
+  const rowAt = (i: number): HTMLLIElement => {
+    rows[i] ??= row(list.tools[i]!, list)
+    return rows[i]
+  }
+  let shown = 0
   const byName = new Map(list.tools.map((tool, i) => [tool.name, i]))
   const profiles = new Map(list.profiles.map((profile) => [profile.name, new Set(profile.tools)]))
   let ranked: number[] | undefined
@@ -45,12 +56,29 @@ function buildView(list: ToolList): HTMLElement {
     if (filters.approval !== '' && String(tool.approval) !== filters.approval) return false
     return true
   }
+  // The status line says how many once every row is in the list; until then the list is busy.
   const show = () => {
+    const ticket = ++shown
     const order = ranked ?? list.tools.map((_, i) => i)
     const visible = order.filter(keep)
-    items.replaceChildren(...visible.map((i) => rows[i]!))
     const searched = ranked ? ` matching “${filters.query.trim()}”, best first` : ''
-    count.textContent = `${formatNumber(visible.length)} of ${formatNumber(list.tools.length)} tools${searched}`
+    items.replaceChildren(...visible.slice(0, FIRST_ROWS).map(rowAt))
+    let next = FIRST_ROWS
+    const more = () => {
+      if (ticket !== shown) return
+      if (next < visible.length) {
+        items.append(...visible.slice(next, next + MORE_ROWS).map(rowAt))
+        next += MORE_ROWS
+        setTimeout(more, 0)
+        return
+      }
+      items.removeAttribute('aria-busy')
+      count.textContent = `${formatNumber(visible.length)} of ${formatNumber(list.tools.length)} tools${searched}`
+    }
+    if (next >= visible.length) return more()
+    items.setAttribute('aria-busy', 'true')
+    count.textContent = `Showing ${formatNumber(visible.length)} tools…`
+    setTimeout(more, 0)
   }
   const search = async () => {
     const ticket = ++searchTicket
