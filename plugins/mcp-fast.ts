@@ -145,17 +145,17 @@ const idTail = (id: Id) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
 
 /** Answers a fast request, per plugin instance (the cache hint is the instance's access mode's). */
 export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
-  const discover = Buffer.from(
+  // Small answers are strings, written with their id in one piece.
+  const discover =
     RESULT +
-      JSON.stringify({
-        supportedVersions: [MODERN],
-        capabilities: SERVER_CAPABILITIES,
-        ...STAMP,
-        ...hint,
-        ...META,
-      }),
-  )
-  const searchList = Buffer.from(RESULT + JSON.stringify({ tools: META_TOOLS, ...STAMP, ...hint, ...META }))
+    JSON.stringify({
+      supportedVersions: [MODERN],
+      capabilities: SERVER_CAPABILITIES,
+      ...STAMP,
+      ...hint,
+      ...META,
+    })
+  const searchList = RESULT + JSON.stringify({ tools: META_TOOLS, ...STAMP, ...hint, ...META })
   const listed = new WeakMap<readonly McpTool[], Pages>()
   const pagesOf = (tools: readonly McpTool[]): Pages => {
     let pages = listed.get(tools)
@@ -241,7 +241,8 @@ function errorAnswer(id: Id, err: unknown): string {
 
 /**
  * Writes a JSON answer the way the SDK's Node adapter does (the headers hooks set, then status and
- * content type, no onSend), with a length instead of chunks; `tail` after `head`, not copied into it.
+ * content type, no onSend), with a length instead of chunks. A page's bytes are written as they
+ * are, the id's `tail` after them (not copied into one buffer); a string head goes with its tail.
  */
 function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
   const res = reply.raw
@@ -251,6 +252,7 @@ function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
   const length = Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': length })
   if (tail === undefined) res.end(head)
+  else if (typeof head === 'string') res.end(head + tail)
   else {
     res.write(head)
     res.end(tail)
