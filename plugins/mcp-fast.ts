@@ -26,7 +26,9 @@ import { clientGone } from './tools.js'
 // a per-request SDK Server, web Request and result validation. Lists are bytes rendered once per
 // (visible catalog, view, dialect, mode, page); only the JSON-RPC id is written per request. It
 // takes exactly the requests the SDK's createMcpHandler serves on its happy path, and answers what
-// the SDK answers, byte for byte (test/app/mcp-fast.test.ts); anything else is the SDK's.
+// the SDK answers, byte for byte (test/app/mcp-fast.test.ts); anything else is the SDK's. Of the
+// SDK's modern ladder (SDK 2.4) it skips what cannot apply here: no client capability is required
+// for these methods, and the x-mcp-header and scope-challenge steps are McpServer's, not Server's.
 
 const MODERN = '2026-07-28'
 

@@ -76,7 +76,8 @@ const ENVELOPE_DEPTH = 8
  * MCP over Streamable HTTP (SPEC §2) on the official SDK 2.x: `createMcpHandler` serves the
  * 2026-07-28 revision (stateless: `server/discover`, no handshake), a stateless transport per
  * request every 2025 revision; each request gets a fresh Server from the factory, so no session
- * lives in one replica's memory. Resources (the view's services) and prompts (its workflows) are
+ * lives in one replica's memory. The 2026-07-28 happy path of server/discover, tools/list and
+ * tools/call is answered without one, the same bytes (mcp-fast.ts). Resources (the view's services) and prompts (its workflows) are
  * read-only. `?profile=` picks a view; `?strict=true` serves OpenAI
  * strict-mode input schemas.
  */

@@ -15,6 +15,7 @@ import { buildApp } from '../../src/app.js'
 import type { SourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { configFile } from '../helpers/app.js'
+import { startAuthServer } from '../helpers/auth-server.js'
 import { MEMORY_DIR, memoryReader, openapi } from '../helpers/memory-catalog.js'
 import { fromRoot } from '../helpers/paths.js'
 import { startUpstream } from '../helpers/upstreams.js'
@@ -282,6 +283,36 @@ describe('MCP fast path answers what the SDK answers', () => {
       'fast',
     )
     assert.equal(allowed.result?.isError, false)
+  })
+
+  test("JWT clients: each token its client's catalog, listed and called", async (t) => {
+    const auth = await startAuthServer(t)
+    const jwt = `{ issuer: "${auth.issuer}", jwksUrl: "${auth.jwksUrl}" }`
+    const twin = await exampleTwins(
+      t,
+      `publicUrl: https://gateway.test
+clients:
+  - id: agent-a
+    jwt: ${jwt}
+    tools: ["tickets:*"]
+  - id: agent-b
+    jwt: ${jwt}
+    tools: ["billing:*"]
+`,
+    )
+    for (const client of ['agent-a', 'agent-b']) {
+      const token = await auth.sign({ client_id: client, aud: 'https://gateway.test/mcp' })
+      const headers = { authorization: `Bearer ${token}` }
+      const discover = await same(twin, { method: 'server/discover', headers }, 'fast')
+      assert.equal(discover.result?.cacheScope, 'private')
+      assert.ok((await everyPage(twin, { headers })) > 0)
+      await everyPage(twin, { headers, query: '?strict=true' })
+      const ticket = { name: 'tickets_get_ticket', arguments: { ticketId: 'T-1001' } }
+      const called = await same(twin, { method: 'tools/call', params: ticket, headers }, 'fast')
+      // agent-a's ticket tool answers; agent-b may not call it: a protocol error, as the SDK's.
+      if (client === 'agent-a') assert.equal(called.result?.isError, false)
+      else assert.ok(called.error)
+    }
   })
 
   test('tools/call: success, upstream failure, invalid and too-deep arguments, approval, unknown tool, search mode', async (t) => {
