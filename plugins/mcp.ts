@@ -10,30 +10,30 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { type Catalog, DISCOVER_VIEW, type Tool } from '../src/catalog/index.js'
+import { DISCOVER_VIEW } from '../src/catalog/index.js'
 import {
   checkArgumentValues,
   DEFAULT_ARGUMENT_DEPTH,
-  invalidArguments,
   nestsDeeperThan,
   type Violation,
 } from '../src/executor/index.js'
-import {
-  type McpCallResult,
-  type McpTool,
-  renderCallResult,
-  renderMcpContext,
-  renderMcpTools,
-} from '../src/formats/index.js'
-import type { CatalogSnapshot } from '../src/store/index.js'
+import { renderMcpContext } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
-import { PACKAGE_VERSION } from '../src/version.js'
-import { callerName } from './access.js'
+import {
+  decodeCursor,
+  encodeCursor,
+  MCP_PAGE_SIZE,
+  type McpCall,
+  mcpScope,
+  SERVER_CAPABILITIES,
+  SERVER_INFO,
+} from './mcp-calls.js'
+import { createFastPath, fastRequest } from './mcp-fast.js'
 import { CALL_TOOL, callMetaTool, isMetaTool, MCP_MODES, type McpMode, META_TOOLS } from './mcp-search.js'
 import { acceptIn } from './search.js'
 
-export const MCP_PAGE_SIZE = 100
+export { MCP_PAGE_SIZE } from './mcp-calls.js'
 
 /**
  * 2026-07-28 cache hints (`ttlMs`, `cacheScope` on the cacheable results): lists and reads may be
@@ -52,9 +52,8 @@ const CACHEABLE_METHODS = [
 type CacheHints = NonNullable<ConstructorParameters<typeof Server>[1]>['cacheHints']
 
 /** Shared caches may keep what does not depend on the caller: everything, while access is open. */
-function cacheHintsFor(mode: 'open' | 'clients' | 'closed'): CacheHints {
-  const hint = { ttlMs: MCP_CACHE_TTL_MS, cacheScope: mode === 'open' ? 'public' : 'private' } as const
-  return Object.fromEntries(CACHEABLE_METHODS.map((method) => [method, hint]))
+function cacheHintFor(mode: 'open' | 'clients' | 'closed') {
+  return { ttlMs: MCP_CACHE_TTL_MS, cacheScope: mode === 'open' ? 'public' : 'private' } as const
 }
 
 interface McpRoute {
@@ -62,55 +61,13 @@ interface McpRoute {
   Body: string
 }
 
-/** tools/list pages are rendered once per catalog version and view, in each schema dialect. */
-const canonicalTools = memoPerOwner((catalog: Catalog, view: string) => renderMcpTools(catalog, view))
-const strictTools = memoPerOwner((catalog: Catalog, view: string) =>
-  renderMcpTools(catalog, view, { strict: true }),
-)
-
-/** A tools/list's tools by name (search mode's describe_tools), kept as long as the list itself. */
-const namedTools = new WeakMap<readonly McpTool[], ReadonlyMap<string, McpTool>>()
-function toolsByName(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
-  let named = namedTools.get(tools)
-  if (!named) {
-    named = new Map(tools.map((tool) => [tool.name, tool]))
-    namedTools.set(tools, named)
-  }
-  return named
+export interface McpOptions {
+  /** Tests only: every request goes through the SDK, the fast path's reference (mcp-fast.test.ts). */
+  readonly sdkOnly?: boolean
 }
 
 /** Resources and prompts are rendered once per catalog version and view (access-filtered catalogs included). */
 const contextOf = memoPerOwner(renderMcpContext)
-
-/** An opaque cursor: the offset of the next page, bound to nothing a replica holds in memory. */
-function encodeCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ offset })).toString('base64url')
-}
-
-function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined) return 0
-  try {
-    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset: unknown }
-    if (Number.isInteger(offset) && (offset as number) >= 0) return offset as number
-  } catch {}
-  throw new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of a previous page`,
-  )
-}
-
-/** What one HTTP request hands the server factory: the SDK makes the server, the request decides its tools. */
-interface McpCall {
-  readonly snapshot: CatalogSnapshot
-  readonly view: string
-  /** `?strict=true`: OpenAI strict-mode input schemas. */
-  readonly strict: boolean
-  /** `search`: tools/list answers the meta-tools (search, describe, call), not every tool. */
-  readonly mode: McpMode
-  readonly request: FastifyRequest
-  /** A tools/call whose arguments were refused before the SDK saw them (they were too deep for it). */
-  readonly refused?: readonly Violation[]
-}
 
 /** The JSON-RPC envelope around the arguments: `{ params: { arguments: … } }` and a little `_meta`. */
 const ENVELOPE_DEPTH = 8
@@ -119,19 +76,22 @@ const ENVELOPE_DEPTH = 8
  * MCP over Streamable HTTP (SPEC §2) on the official SDK 2.x: `createMcpHandler` serves the
  * 2026-07-28 revision (stateless: `server/discover`, no handshake), a stateless transport per
  * request every 2025 revision; each request gets a fresh Server from the factory, so no session
- * lives in one replica's memory. Resources (the view's services) and prompts (its workflows) are
+ * lives in one replica's memory. The 2026-07-28 happy path of server/discover, tools/list and
+ * tools/call is answered without one, the same bytes (mcp-fast.ts). Resources (the view's services) and prompts (its workflows) are
  * read-only. `?profile=` picks a view; `?strict=true` serves OpenAI
  * strict-mode input schemas.
  */
-export default async function mcp(fastify: FastifyInstance) {
+export default async function mcp(fastify: FastifyInstance, options: McpOptions = {}) {
   // The raw text, so that malformed JSON gets a JSON-RPC parse error rather than Fastify's.
   fastify.removeContentTypeParser('application/json')
   fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   )
   const argumentDepth = fastify.config.file.limits?.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
-  const cacheHints = cacheHintsFor(fastify.access.config.mode)
+  const cacheHint = cacheHintFor(fastify.access.config.mode)
+  const cacheHints: CacheHints = Object.fromEntries(CACHEABLE_METHODS.map((method) => [method, cacheHint]))
   const calls = new AsyncLocalStorage<McpCall>()
+  const answerFast = createFastPath(fastify, cacheHint)
   const serverForThisRequest = () => {
     const call = calls.getStore()
     if (!call) throw new Error('an MCP server was asked for outside a request')
@@ -214,21 +174,21 @@ export default async function mcp(fastify: FastifyInstance) {
             `Unknown mode ${String(mode).slice(0, 64)}: use one of ${MCP_MODES.join(', ')}`,
           ),
         )
+    const call: McpCall = {
+      snapshot,
+      view,
+      strict: request.query.strict === 'true',
+      mode: mode as McpMode,
+      request,
+      ...(refused ? { refused } : {}),
+    }
+    const fast = options.sdkOnly ? undefined : fastRequest(message, request.headers, call.mode)
+    if (fast && (await answerFast(reply, fast, call))) return
     // The SDK writes the response itself: hand it the headers hooks already set (CORS, versions).
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
     reply.hijack()
-    await calls.run(
-      {
-        snapshot,
-        view,
-        strict: request.query.strict === 'true',
-        mode: mode as McpMode,
-        request,
-        ...(refused ? { refused } : {}),
-      },
-      () => serve(request.raw, reply.raw, message),
-    )
+    await calls.run(call, () => serve(request.raw, reply.raw, message))
   })
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>
@@ -309,24 +269,10 @@ const RATE_LIMITED = -32029
 /** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
 const CONNECTION_CLOSED = -32000
 
-function createServer(
-  fastify: FastifyInstance,
-  { snapshot, view, strict, mode, request, refused: early }: McpCall,
-  cacheHints: CacheHints,
-): Server {
-  const server = new Server(
-    { name: 'toolgate', version: PACKAGE_VERSION },
-    {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { listChanged: false },
-        prompts: { listChanged: false },
-      },
-      cacheHints,
-    },
-  )
-  const visible = fastify.access.catalogFor(request.caller, snapshot.catalog)
-  const tools = (strict ? strictTools : canonicalTools)(visible, view)
+function createServer(fastify: FastifyInstance, call: McpCall, cacheHints: CacheHints): Server {
+  const { snapshot, view, mode } = call
+  const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, cacheHints })
+  const { visible, tools, byName, callTool } = mcpScope(fastify, call)
   const context = contextOf(visible, view)
   server.setRequestHandler('resources/list', async () => ({ resources: [...context.resources] }))
   server.setRequestHandler('resources/read', async ({ params }) => {
@@ -348,7 +294,6 @@ function createServer(
       )
     return { description: prompt.description, messages: prompt.messages.map((m) => ({ ...m })) }
   })
-  const client = callerName(request.caller)
   server.setRequestHandler('tools/list', async ({ params }) => {
     if (mode === 'search') return { tools: [...META_TOOLS] }
     const offset = decodeCursor(params?.cursor)
@@ -357,50 +302,6 @@ function createServer(
       offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
     return { tools: page, ...next }
   })
-  const byName = toolsByName(tools)
-  const callTool = async (name: string, args: Record<string, unknown>, signal: AbortSignal) => {
-    const tool = snapshot.findTool(name)
-    const refused =
-      tool &&
-      fastify.access.refusal(request.caller, snapshot.catalog, tool, request.headers['x-toolgate-approval'])
-    if (refused) {
-      fastify.gatewayMetrics.accessRefused(client, 'not_allowed')
-      request.log.info({ tool: tool!.id, client, code: refused.code, via: 'mcp' }, 'tool call refused')
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, refused.message)
-    }
-    if (!tool || !byName.has(tool.wireName)) {
-      throw new ProtocolError(
-        ProtocolErrorCode.InvalidParams,
-        mode === 'search'
-          ? `Unknown tool: ${name.slice(0, 200)}. search_tools finds the tools of this endpoint.`
-          : `Unknown tool: ${name.slice(0, 200)}. tools/list names the tools of this endpoint.`,
-      )
-    }
-    if (early) return renderCallResult(invalidArguments(tool, early), tool.wireName)
-    const approval = request.headers['x-toolgate-approval']
-    fastify.gatewayMetrics.toolCalled(client, 'mcp')
-    const outcome = await fastify.executor.execute(
-      {
-        tool,
-        arguments: args,
-        signal,
-        requestId: request.id,
-        ...(typeof approval === 'string' ? { approval } : {}),
-      },
-      { service: snapshot.serviceOf(tool), validator: snapshot.validator },
-    )
-    request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
-    const result = renderCallResult(outcome, tool.wireName)
-    const mismatch = outputMismatch(tool, result, snapshot)
-    if (mismatch) {
-      fastify.gatewayMetrics.outputMismatch(tool.serviceId)
-      request.log.info(
-        { tool: tool.id, pointer: mismatch.path, problem: mismatch.message, client, via: 'mcp' },
-        'tool answer does not match its output schema; passed on unchanged',
-      )
-    }
-    return result
-  }
   const accept = acceptIn(visible, view)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {
     if (mode !== 'search' || !isMetaTool(params.name))
@@ -423,15 +324,4 @@ function createServer(
     })
   })
   return server
-}
-
-/**
- * How a success answer breaks the output schema the tool advertised, or undefined. An answer that
- * is no JSON object (empty, text, an array) carries no structuredContent, which clients holding an
- * output schema refuse: counted too, and passed on as text (docs/catalog.md "Typed results").
- */
-function outputMismatch(tool: Tool, result: McpCallResult, snapshot: CatalogSnapshot): Violation | undefined {
-  if (result.isError || !('schema' in tool.structuredOutput)) return undefined
-  if (result.structuredContent === undefined) return { path: '/', message: 'is not a JSON object' }
-  return snapshot.outputValidator.check(tool, result.structuredContent)
 }

@@ -128,7 +128,7 @@ function readDryRun(value: unknown): boolean {
  * aborts that as soon as a POST body has been read (fastify/fastify#6725, open), so it would
  * cancel every upstream call; the response's `close` before `finish` is the real disconnect.
  */
-function clientGone(reply: FastifyReply): AbortSignal {
+export function clientGone(reply: FastifyReply): AbortSignal {
   const controller = new AbortController()
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort()

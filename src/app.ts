@@ -32,6 +32,8 @@ export interface AppOptions {
   /** Where spec files are read from (builds then run in-process); absent: the disk, in a build worker. */
   readonly reader?: SourceReader
   readonly logger?: FastifyServerOptions['logger']
+  /** Tests only: MCP answers every request through the SDK (the reference of its fast path). */
+  readonly mcpSdkOnly?: boolean
 }
 
 /** Larger request headers get 431. */
@@ -117,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(openai)
   await app.register(tools)
   await app.register(search)
-  await app.register(mcp)
+  await app.register(mcp, { sdkOnly: options.mcpSdkOnly === true })
   await app.register(manifest)
   await app.register(explorer)
   return app

@@ -1,0 +1,262 @@
+import type { IncomingHttpHeaders } from 'node:http'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  classifyInboundRequest,
+  isJsonContentType,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolErrorCode,
+  SERVER_INFO_META_KEY,
+} from '@modelcontextprotocol/server'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { McpCallResult, McpTool } from '../src/formats/index.js'
+import { isRecord } from '../src/util/is-record.js'
+import {
+  encodeCursor,
+  MCP_PAGE_SIZE,
+  type McpCall,
+  mcpScope,
+  SERVER_CAPABILITIES,
+  SERVER_INFO,
+} from './mcp-calls.js'
+import { isMetaTool, type McpMode, META_TOOLS } from './mcp-search.js'
+import { clientGone } from './tools.js'
+
+// The 2026-07-28 fast path (issue 20): server/discover, tools/list and tools/call answered without
+// a per-request SDK Server, web Request and result validation. Lists are bytes rendered once per
+// (visible catalog, view, dialect, mode, page); only the JSON-RPC id is written per request. It
+// takes exactly the requests the SDK's createMcpHandler serves on its happy path, and answers what
+// the SDK answers, byte for byte (test/app/mcp-fast.test.ts); anything else is the SDK's. Of the
+// SDK's modern ladder (SDK 2.4) it skips what cannot apply here: no client capability is required
+// for these methods, and the x-mcp-header and scope-challenge steps are McpServer's, not Server's.
+
+const MODERN = '2026-07-28'
+
+/** How the SDK's 2026-07-28 encode stamps every result: complete, and who answered. */
+const STAMP = { resultType: 'complete' } as const
+const META = { _meta: { [SERVER_INFO_META_KEY]: SERVER_INFO } } as const
+
+type Id = string | number
+
+export type FastRequest =
+  | { readonly method: 'server/discover'; readonly id: Id }
+  | { readonly method: 'tools/list'; readonly id: Id; readonly cursor: string | undefined }
+  | {
+      readonly method: 'tools/call'
+      readonly id: Id
+      readonly name: string
+      readonly args: Record<string, unknown>
+    }
+
+const MESSAGE_KEYS: ReadonlySet<string> = new Set(['jsonrpc', 'id', 'method', 'params'])
+const PARAM_KEYS: Readonly<Record<FastRequest['method'], ReadonlySet<string>>> = {
+  'server/discover': new Set(['_meta']),
+  'tools/list': new Set(['_meta', 'cursor']),
+  'tools/call': new Set(['_meta', 'name', 'arguments']),
+}
+const ENVELOPE_KEYS: ReadonlySet<string> = new Set([
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_INFO_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+])
+
+function onlyKeys(value: Record<string, unknown>, allowed: ReadonlySet<string>): boolean {
+  for (const key in value) if (!allowed.has(key)) return false
+  return true
+}
+
+/**
+ * The request when it is one the fast path answers exactly as the SDK would, else undefined: a
+ * 2026-07-28 request (headers and `_meta` envelope as the SDK checks them) with a string or
+ * safe-integer id and no member the SDK would read besides those it answers from. Search mode's
+ * meta-tools and paged search lists stay on the SDK.
+ */
+export function fastRequest(
+  message: unknown,
+  headers: IncomingHttpHeaders,
+  mode: McpMode,
+): FastRequest | undefined {
+  if (!isRecord(message)) return undefined
+  const { id, method, params } = message
+  if (method !== 'server/discover' && method !== 'tools/list' && method !== 'tools/call') return undefined
+  if (typeof id !== 'string' && !Number.isSafeInteger(id)) return undefined
+  if (message.jsonrpc !== '2.0' || !onlyKeys(message, MESSAGE_KEYS)) return undefined
+  if (
+    headers['mcp-protocol-version'] !== MODERN ||
+    headers['mcp-method'] !== method ||
+    !isJsonContentType(headers['content-type'])
+  )
+    return undefined
+  if (!isRecord(params) || !onlyKeys(params, PARAM_KEYS[method]) || !modernEnvelope(params._meta))
+    return undefined
+  const ok = { method, id: id as Id }
+  if (method === 'server/discover') return { ...ok, method }
+  if (method === 'tools/list') {
+    const { cursor } = params
+    if (cursor !== undefined && (typeof cursor !== 'string' || mode === 'search')) return undefined
+    return { ...ok, method, cursor }
+  }
+  const { name, arguments: args } = params
+  // Mcp-Name mirrors the name; a `=?base64?…?=` value the SDK would decode first.
+  if (typeof name !== 'string' || headers['mcp-name'] !== name || name.startsWith('=?')) return undefined
+  if (mode === 'search' && isMetaTool(name)) return undefined
+  // The SDK's request validation copies the arguments, and its copy drops an own `__proto__` key
+  // (the tool would see other arguments): left to it.
+  if (args !== undefined && (!isRecord(args) || Object.hasOwn(args, '__proto__'))) return undefined
+  return { ...ok, method, name, args: args ?? {} }
+}
+
+/** The SDK's verdict on a `_meta` envelope, by its JSON text: clients send the same one every time. */
+const envelopes = new Map<string, boolean>()
+const ENVELOPES_KEPT = 64
+const ENVELOPE_MAX_CHARS = 1024
+
+function modernEnvelope(meta: unknown): boolean {
+  if (!isRecord(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN || !onlyKeys(meta, ENVELOPE_KEYS))
+    return false
+  const text = JSON.stringify(meta)
+  if (text.length > ENVELOPE_MAX_CHARS) return false
+  let verdict = envelopes.get(text)
+  if (verdict === undefined) {
+    const route = classifyInboundRequest({
+      httpMethod: 'POST',
+      protocolVersionHeader: MODERN,
+      mcpMethodHeader: 'tools/list',
+      body: { jsonrpc: '2.0', id: 0, method: 'tools/list', params: { _meta: meta } },
+    })
+    verdict = route.kind === 'modern' && route.classification.revision === MODERN
+    if (envelopes.size >= ENVELOPES_KEPT) envelopes.clear()
+    envelopes.set(text, verdict)
+  }
+  return verdict
+}
+
+interface CacheHint {
+  readonly ttlMs: number
+  readonly cacheScope: 'public' | 'private'
+}
+
+/** A list's pages: the bytes up to the id, each rendered on first ask; canonical cursors by page. */
+interface Pages {
+  readonly heads: Buffer[]
+  readonly byCursor: ReadonlyMap<string, number>
+}
+
+const RESULT = '{"result":'
+const idTail = (id: Id) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
+
+/** Answers a fast request, per plugin instance (the cache hint is the instance's access mode's). */
+export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
+  // Small answers are strings, written with their id in one piece.
+  const discover =
+    RESULT +
+    JSON.stringify({
+      supportedVersions: [MODERN],
+      capabilities: SERVER_CAPABILITIES,
+      ...STAMP,
+      ...hint,
+      ...META,
+    })
+  const searchList = RESULT + JSON.stringify({ tools: META_TOOLS, ...STAMP, ...hint, ...META })
+  const listed = new WeakMap<readonly McpTool[], Pages>()
+  const pagesOf = (tools: readonly McpTool[]): Pages => {
+    let pages = listed.get(tools)
+    if (!pages) {
+      const byCursor = new Map<string, number>()
+      for (let offset = MCP_PAGE_SIZE; offset < tools.length; offset += MCP_PAGE_SIZE)
+        byCursor.set(encodeCursor(offset), offset / MCP_PAGE_SIZE)
+      pages = { heads: [], byCursor }
+      listed.set(tools, pages)
+    }
+    return pages
+  }
+  const pageHead = (tools: readonly McpTool[], cursor: string | undefined): Buffer | undefined => {
+    const pages = pagesOf(tools)
+    const page = cursor === undefined ? 0 : pages.byCursor.get(cursor)
+    if (page === undefined) return undefined
+    let head = pages.heads[page]
+    if (!head) {
+      const offset = page * MCP_PAGE_SIZE
+      const next =
+        offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
+      const result = {
+        tools: tools.slice(offset, offset + MCP_PAGE_SIZE),
+        ...next,
+        ...STAMP,
+        ...hint,
+        ...META,
+      }
+      head = Buffer.from(RESULT + JSON.stringify(result))
+      pages.heads[page] = head
+    }
+    return head
+  }
+
+  /** Answers `fast` and resolves true, or resolves false without touching the reply (a cursor it does not know). */
+  return async function answer(reply: FastifyReply, fast: FastRequest, call: McpCall): Promise<boolean> {
+    if (fast.method === 'server/discover') {
+      write(reply, discover, idTail(fast.id))
+      return true
+    }
+    if (fast.method === 'tools/list') {
+      if (call.mode === 'search') {
+        write(reply, searchList, idTail(fast.id))
+        return true
+      }
+      const head = pageHead(mcpScope(fastify, call).tools, fast.cursor)
+      if (!head) return false
+      write(reply, head, idTail(fast.id))
+      return true
+    }
+    let body: string
+    try {
+      const result = await mcpScope(fastify, call).callTool(fast.name, fast.args, clientGone(reply))
+      body = RESULT + JSON.stringify(encodeCallResult(result)) + idTail(fast.id)
+    } catch (err) {
+      body = errorAnswer(fast.id, err)
+    }
+    write(reply, body)
+    return true
+  }
+}
+
+/** A tools/call result as the SDK's 2026-07-28 encode stamps it: resultType, then serverInfo. */
+function encodeCallResult(result: McpCallResult): McpCallResult {
+  return { ...result, ...STAMP, ...META }
+}
+
+/** A handler's error as the SDK's protocol layer answers it (in-band: HTTP 200). */
+function errorAnswer(id: Id, err: unknown): string {
+  const { code, message, data } = (err ?? {}) as { code?: unknown; message?: unknown; data?: unknown }
+  const thrown = Number.isSafeInteger(code) ? (code as number) : ProtocolErrorCode.InternalError
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      // The 2026-07-28 codec answers the retired ResourceNotFound (-32002) as InvalidParams.
+      code: thrown === -32002 ? ProtocolErrorCode.InvalidParams : thrown,
+      message: message ?? 'Internal error',
+      ...(data !== undefined ? { data } : {}),
+    },
+  })
+}
+
+/**
+ * Writes a JSON answer the way the SDK's Node adapter does (the headers hooks set, then status and
+ * content type, no onSend), with a length instead of chunks. A page's bytes are written as they
+ * are, the id's `tail` after them (not copied into one buffer); a string head goes with its tail.
+ */
+function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
+  const res = reply.raw
+  for (const [name, value] of Object.entries(reply.getHeaders()))
+    if (value !== undefined) res.setHeader(name, value)
+  reply.hijack()
+  const length = Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': length })
+  if (tail === undefined) res.end(head)
+  else if (typeof head === 'string') res.end(head + tail)
+  else {
+    res.write(head)
+    res.end(tail)
+  }
+}
