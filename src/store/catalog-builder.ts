@@ -213,8 +213,9 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
     })
   return {
     async build(remote, reload) {
-      if (closed) throw new CatalogBuildError('the catalog store is closed')
       if (await inputs.unchanged(remote)) return UNCHANGED
+      // Checked after the check's await: a store closed meanwhile starts no worker it would not stop.
+      if (closed) throw new CatalogBuildError('the catalog store is closed')
       const { answer, tokens } = await answerOf(remote, reload)
       memory = answer.memory
       inputs.remember(remote, answer.inputs)
