@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { constants, type Stats } from 'node:fs'
 import { type FileHandle, open, readdir, readlink, realpath, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, sep } from 'node:path'
@@ -26,12 +27,45 @@ const CHUNK_BYTES = 1024 * 1024
  * `..data -> ..2026_…`) reads like plain files while a link to `/etc/passwd` or `/dev/zero` does
  * not — at most `maxBytes` of them, within `timeoutMs`. Dot-entries (`..data`) are not listed.
  */
-export function createFsSourceReader(limits: SpecReadLimits = {}): SourceReader {
+export function createFsSourceReader(limits: SpecReadLimits = {}): Required<SourceReader> {
   const maxBytes = limits.maxBytes ?? DEFAULT_SPEC_BYTES
   const timeoutMs = limits.timeoutMs ?? DEFAULT_READ_TIMEOUT_MS
+  const bounded = <T>(path: string, root: string, take: Take<T>) =>
+    withTimeout(readConfined(path, root, maxBytes, take), timeoutMs, path)
   return {
     listFiles: listSpecEntries,
-    readText: (path, root) => withTimeout(readConfined(path, root, maxBytes), timeoutMs, path),
+    readText: (path, root) => bounded(path, root, textOf),
+    readTextWithDigest: (path, root) => bounded(path, root, textAndDigestOf),
+    digest: (path, root) => bounded(path, root, digestOf),
+  }
+}
+
+/** What a read does with a file's chunks, in order, and what it answers at EOF. */
+type Take<T> = () => { chunk(bytes: Buffer): void; end(total: number): T }
+
+const textOf: Take<string> = () => {
+  const chunks: Buffer[] = []
+  return {
+    chunk: (bytes) => void chunks.push(bytes),
+    end: (total) => Buffer.concat(chunks, total).toString('utf8'),
+  }
+}
+
+/** SHA-256 of the bytes as they are read: a 1 MB chunk hashes in about a millisecond. */
+const digestOf: Take<string> = () => {
+  const hash = createHash('sha256')
+  return { chunk: (bytes) => void hash.update(bytes), end: () => hash.digest('hex') }
+}
+
+const textAndDigestOf: Take<{ text: string; digest: string }> = () => {
+  const text = textOf()
+  const digest = digestOf()
+  return {
+    chunk(bytes) {
+      text.chunk(bytes)
+      digest.chunk(bytes)
+    },
+    end: (total) => ({ text: text.end(total), digest: digest.end(total) }),
   }
 }
 
@@ -57,7 +91,12 @@ async function listSpecEntries(dir: string): Promise<string[]> {
   return names.sort()
 }
 
-async function readConfined(path: string, root: string | undefined, maxBytes: number): Promise<string> {
+async function readConfined<T>(
+  path: string,
+  root: string | undefined,
+  maxBytes: number,
+  take: Take<T>,
+): Promise<T> {
   const real = await realpath(path)
   if (root !== undefined) await assertInside(real, await realpath(root), path)
   const handle = await open(real, OPEN_FLAGS)
@@ -66,7 +105,7 @@ async function readConfined(path: string, root: string | undefined, maxBytes: nu
     const info = await handle.stat()
     assertRegularFile(info, path, real)
     if (info.size > maxBytes) throw tooLarge(path, `${info.size} bytes`, maxBytes)
-    return (await readAtMost(handle, maxBytes, path)).toString('utf8')
+    return await readAtMost(handle, maxBytes, path, take)
   } finally {
     await handle.close()
   }
@@ -110,14 +149,14 @@ function assertRegularFile(info: Stats, path: string, real: string): void {
 }
 
 /** Reads until EOF but never more than maxBytes + 1: a file that grows after fstat is still bounded. */
-async function readAtMost(handle: FileHandle, maxBytes: number, path: string): Promise<Buffer> {
-  const chunks: Buffer[] = []
+async function readAtMost<T>(handle: FileHandle, maxBytes: number, path: string, take: Take<T>): Promise<T> {
+  const taking = take()
   let total = 0
   while (total <= maxBytes) {
     const chunk = Buffer.allocUnsafe(Math.min(CHUNK_BYTES, maxBytes + 1 - total))
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, null)
-    if (bytesRead === 0) return Buffer.concat(chunks, total)
-    chunks.push(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
+    if (bytesRead === 0) return taking.end(total)
+    taking.chunk(bytesRead === chunk.length ? chunk : chunk.subarray(0, bytesRead))
     total += bytesRead
   }
   throw tooLarge(path, `more than ${maxBytes} bytes`, maxBytes)

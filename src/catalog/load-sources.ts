@@ -17,6 +17,17 @@ export interface SourceReader {
    * real path). A refusal it can name throws a SourceReadError carrying the problem code.
    */
   readText(absolutePath: string, root: string): Promise<string>
+  /**
+   * Optional, for telling an unchanged reload without building it: `readText` with the SHA-256
+   * (hex) of the bytes it decoded, from the same read. A reader without it is fingerprinted by
+   * the text (two byte strings that decode alike build alike).
+   */
+  readTextWithDigest?(absolutePath: string, root: string): Promise<{ text: string; digest: string }>
+  /**
+   * Optional, with `readTextWithDigest`: that digest alone, read with the same checks (the same
+   * SourceReadError where `readText` would refuse), the bytes hashed as they come and not kept.
+   */
+  digest?(absolutePath: string, root: string): Promise<string>
 }
 
 /** One source that parsed: OpenAPI documents are already upgraded to 3.1 and bundled. */

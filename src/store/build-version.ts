@@ -12,6 +12,7 @@ import {
 } from '../catalog/index.js'
 import { createViewRenderers, type RenderedViews, type RenderOptions, renderEager } from '../formats/index.js'
 import { contentHash, createContentHasher } from '../util/content-hash.js'
+import { type BuildInputs, recordingLastGood, recordingReader } from './build-inputs.js'
 import type { RemoteState } from './remote-sources.js'
 
 /** What one catalog build needs besides file access and the last good sources: plain data. */
@@ -51,6 +52,8 @@ export interface BuiltVersion {
   readonly lastGood: ReadonlyMap<string, LoadedSource>
   /** The views rendered and measured; only when changed. */
   readonly views?: RenderedViews
+  /** What the build read, for the next reload to compare; undefined when it cannot (the next reload builds). */
+  readonly inputs?: BuildInputs
 }
 
 /**
@@ -65,12 +68,15 @@ export async function buildVersion(
   lastGood: LastGoodSources,
 ): Promise<BuiltVersion> {
   const limits = { ...DEFAULT_CATALOG_LIMITS, ...request.options.limits }
-  const loaded = await loadSpecsDirectory(request.specsDir, reader, limits)
+  const recorded = recordingReader(reader)
+  const lookedUp = recordingLastGood(lastGood)
+  const loaded = await loadSpecsDirectory(request.specsDir, recorded.reader, limits)
   const unreadable = loaded.problems.find(
     (problem) => problem.file === request.specsDir && problem.severity === 'error',
   )
   if (unreadable && request.reload) throw new Error(unreadable.message)
-  const rebuilt = buildKeepingLastGood(loaded, lastGood, request.options, request.remote)
+  const rebuilt = buildKeepingLastGood(loaded, lookedUp, request.options, request.remote)
+  const inputs = lookedUp.settledIn(rebuilt.lastGood) ? recorded.inputs() : undefined
   const { catalog } = rebuilt
   const fingerprint = fingerprintOf(catalog)
   const previous = request.previous
@@ -82,6 +88,7 @@ export async function buildVersion(
     diff: diffToolHashes(previous?.toolHashes ?? new Map(), fingerprint.toolHashes),
     fingerprint,
     lastGood: rebuilt.lastGood,
+    ...(inputs ? { inputs } : {}),
     ...(changed
       ? {
           views: renderEager(catalog, createViewRenderers(request.render), {

@@ -36,7 +36,15 @@ async function run(input: WorkerInput) {
     lastGood: serializeLastGood(built.lastGood, lastGood.bytesOf),
     fingerprint: encodeFingerprint(built.fingerprint),
   }
-  const message = { ok: true, changed: built.changed, diff: built.diff, catalog, views, memory }
+  const message = {
+    ok: true,
+    changed: built.changed,
+    diff: built.diff,
+    catalog,
+    views,
+    memory,
+    inputs: built.inputs,
+  }
   parentPort!.postMessage(
     message,
     transferables(
