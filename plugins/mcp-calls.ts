@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Catalog, Tool } from '../src/catalog/index.js'
-import { invalidArguments, type Violation } from '../src/executor/index.js'
+import { type CallSignal, invalidArguments, type Violation } from '../src/executor/index.js'
 import { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { memoPerOwner } from '../src/util/memo.js'
@@ -70,7 +70,7 @@ export function decodeCursor(cursor: string | undefined): number {
 export type CallTool = (
   name: string,
   args: Record<string, unknown>,
-  signal: AbortSignal,
+  signal: CallSignal,
 ) => Promise<McpCallResult>
 
 /** What a request sees and calls: its caller's catalog, the view's tools as listed, a tool caller. */

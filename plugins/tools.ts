@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { GatewayConfig } from '../src/config/load-config.js'
 import { errors } from '../src/errors.js'
 import {
+  CancelSignal,
   createExecutor,
   createUpstreamClient,
   type Executor,
@@ -32,6 +33,9 @@ const DEFAULTS = {
 
 /** Opal's envelope keys besides `parameters` (protocols.md §1). */
 const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metadata'])
+
+/** Log levels that write a call's `info` line. */
+const INFO_OR_MORE = new Set(['info', 'debug', 'trace'])
 
 interface ToolRoute {
   Params: { name: string }
@@ -109,7 +113,9 @@ async function tools(fastify: FastifyInstance) {
     }
     fastify.gatewayMetrics.toolCalled(client, 'rest')
     const outcome = await executor.execute({ ...toolCall, signal: clientGone(reply) }, scope)
-    request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
+    // Built only when it is written: at the production level (warn) a call logs nothing.
+    if (INFO_OR_MORE.has(request.log.level))
+      request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
     return sendOutcome(reply, outcome)
   }
   fastify.post<ToolRoute>('/tools/:name', { config: { access: 'call' } }, call)
@@ -124,16 +130,17 @@ function readDryRun(value: unknown): boolean {
 }
 
 /**
- * Aborts when the caller disconnects before the answer is sent. Not `request.signal`: Fastify
+ * Cancelled when the caller disconnects before the answer is sent. Not `request.signal`: Fastify
  * aborts that as soon as a POST body has been read (fastify/fastify#6725, open), so it would
  * cancel every upstream call; the response's `close` before `finish` is the real disconnect.
  */
-export function clientGone(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController()
-  reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort()
+export function clientGone(reply: FastifyReply): CancelSignal {
+  const gone = new CancelSignal()
+  const response = reply.raw
+  response.once('close', () => {
+    if (!response.writableFinished) gone.abort()
   })
-  return controller.signal
+  return gone
 }
 
 /**

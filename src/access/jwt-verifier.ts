@@ -57,9 +57,9 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   const keys = createIssuerKeys(settings)
   // Each entry carries its own deadline: lru-cache's ttl reads the clock on every get, which a
   // per-call check need not pay twice.
-  const verified = new LRUCache<string, { client: Client; scopes: readonly string[]; until: number }>({
-    max: settings.cacheSize,
-  })
+  // It also names the key set that vouched for it and that set's generation: once the issuer's
+  // JWKS is fetched with different keys (a rotation, a removal), the entry no longer counts.
+  const verified = new LRUCache<string, VerifiedToken>({ max: settings.cacheSize })
 
   const verifyUncached = async (token: string): Promise<JwtVerdict> => {
     let claims: JWTPayload
@@ -73,8 +73,12 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
     const named = candidates.find((c) => claims[c.proof.jwt.claim] === c.proof.jwt.value)
     const proof = (named ?? candidates[0]!).proof.jwt
     let payload: JWTPayload
+    let keySet: { readonly url: string; readonly generation: number }
     try {
-      payload = await verifySignedClaims(token, proof, await keys.of(proof))
+      const { set, url } = await keys.of(proof)
+      // Read before verifying: keys fetched during the verification make the entry stale at once.
+      keySet = { url, generation: keys.generation(url) }
+      payload = await verifySignedClaims(token, proof, set)
     } catch (err) {
       if (err instanceof KeysUnavailable)
         return { ok: false, reason: 'keys_unavailable', message: err.message }
@@ -102,6 +106,8 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
       client: named,
       scopes,
       until: Date.now() + Math.max(1, Math.min(untilExpiry, settings.cacheTtlMs)),
+      keys: keySet.url,
+      generation: keySet.generation,
     })
     return { ok: true, client: named, scopes }
   }
@@ -109,13 +115,14 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   return {
     async verify(token) {
       const known = verified.get(token)
-      if (known && known.until > Date.now()) return { ok: true, client: known.client, scopes: known.scopes }
+      if (known && known.until > Date.now() && keys.generation(known.keys) === known.generation)
+        return { ok: true, client: known.client, scopes: known.scopes }
       if (known) verified.delete(token)
       return verifyUncached(token)
     },
     async warm() {
       const results = await Promise.allSettled(
-        jwtClients.map((c) => keys.of(c.proof.jwt).then((set) => set.reload())),
+        jwtClients.map((c) => keys.of(c.proof.jwt).then(({ set }) => set.reload())),
       )
       return results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []))
     },
@@ -132,16 +139,29 @@ function verifySignedClaims(token: string, proof: JwtProof, keySet: RemoteJWKSet
   }).then(({ payload }) => payload)
 }
 
+/** A verified token as the cache keeps it: until its expiry (at most cacheTtlMs) and its keys' change. */
+interface VerifiedToken {
+  readonly client: Client
+  readonly scopes: readonly string[]
+  readonly until: number
+  /** The JWKS URL whose keys verified it, and their generation then. */
+  readonly keys: string
+  readonly generation: number
+}
+
 interface IssuerKeys {
   /** The issuer's key set: its configured JWKS URL, else the one its OpenID configuration names. */
-  of(proof: JwtProof): Promise<RemoteJWKSet>
+  of(proof: JwtProof): Promise<{ readonly set: RemoteJWKSet; readonly url: string }>
+  /** Bumped each time the JWKS at `url` is fetched with keys other than before. */
+  generation(url: string): number
 }
 
 /** One jose key set per JWKS URL (clients of one issuer share it); failures back off. */
 function createIssuerKeys(settings: typeof DEFAULTS & JwtVerifierOptions): IssuerKeys {
-  const sets = new Map<string, RemoteJWKSet>()
+  const sets = new Map<string, { readonly set: RemoteJWKSet; readonly url: string }>()
   const discovered = new Map<string, string>()
   const failures = new Map<string, { at: number; message: string }>()
+  const fetched = new Map<string, { readonly text: string; readonly generation: number }>()
   const guarded = async <T>(url: string, attempt: () => Promise<T>): Promise<T> => {
     const failure = failures.get(url)
     if (failure && Date.now() - failure.at < settings.failureBackoffMs)
@@ -169,7 +189,11 @@ function createIssuerKeys(settings: typeof DEFAULTS & JwtVerifierOptions): Issue
         throw new KeysUnavailable(`${String(url)} is not a JSON Web Key Set (no keys array)`)
       return value
     })
-    return new Response(JSON.stringify(body), { headers: { 'content-type': 'application/json' } })
+    const text = JSON.stringify(body)
+    const before = fetched.get(String(url))
+    if (before?.text !== text)
+      fetched.set(String(url), { text, generation: before ? before.generation + 1 : 0 })
+    return new Response(text, { headers: { 'content-type': 'application/json' } })
   }
   const jwksUrlOf = async (proof: JwtProof): Promise<string> => {
     if (proof.jwksUrl) return proof.jwksUrl
@@ -185,17 +209,21 @@ function createIssuerKeys(settings: typeof DEFAULTS & JwtVerifierOptions): Issue
   return {
     async of(proof) {
       const url = await jwksUrlOf(proof)
-      let set = sets.get(url)
-      if (!set) {
-        set = createRemoteJWKSet(new URL(url), {
+      let known = sets.get(url)
+      if (!known) {
+        // Keyed as jose will fetch it (the URL's href), so generations match its fetches.
+        const href = new URL(url)
+        const set = createRemoteJWKSet(href, {
           timeoutDuration: settings.timeoutMs,
           cooldownDuration: proof.keysCooldownSeconds * 1000,
           [customFetch]: fetchKeySet,
         })
-        sets.set(url, set)
+        known = { set, url: href.href }
+        sets.set(url, known)
       }
-      return set
+      return known
     },
+    generation: (url) => fetched.get(url)?.generation ?? 0,
   }
 }
 

@@ -81,7 +81,7 @@ export function buildRequest(
   // Body property names are the spec's: `__proto__` must stay a key, `constructor` must not be inherited.
   const bodyArgs: Record<string, unknown> = Object.create(null)
   let whole: unknown
-  for (const [key, target] of Object.entries(tool.binding.arguments)) {
+  for (const [key, target] of bindingsOf(tool)) {
     const value = Object.hasOwn(args, key) ? args[key] : undefined
     // null is "left out" for what the tool leaves optional (strict mode sends every optional
     // argument as null); a required JSON body whose schema admits null is sent as `null`.
@@ -129,7 +129,7 @@ export function buildRequest(
   headers.accept ??= 'application/json, text/plain;q=0.9, */*;q=0.8'
   headers['user-agent'] = context.userAgent
   if (context.requestId) headers['x-request-id'] = context.requestId
-  const basePath = context.baseUrl.pathname.replace(/\/+$/, '')
+  const basePath = basePathOf(context.baseUrl)
   const search = [...query, ...auth.query].join('&')
   return {
     ok: true,
@@ -153,6 +153,30 @@ function parametersOf(tool: Tool): ReadonlyMap<string, Tool['parameters'][number
     parameterMaps.set(tool, byName)
   }
   return byName
+}
+
+/** A tool's argument bindings as entries, made once per tool rather than on every call. */
+const bindingLists = new WeakMap<Tool, readonly (readonly [string, Tool['binding']['arguments'][string]])[]>()
+
+function bindingsOf(tool: Tool): readonly (readonly [string, Tool['binding']['arguments'][string]])[] {
+  let entries = bindingLists.get(tool)
+  if (!entries) {
+    entries = Object.entries(tool.binding.arguments)
+    bindingLists.set(tool, entries)
+  }
+  return entries
+}
+
+/** A base URL's path without its trailing slashes, once per parsed base URL (they are cached per tool). */
+const basePaths = new WeakMap<URL, string>()
+
+function basePathOf(url: URL): string {
+  let path = basePaths.get(url)
+  if (path === undefined) {
+    path = url.pathname.replace(/\/+$/, '')
+    basePaths.set(url, path)
+  }
+  return path
 }
 
 /** A path value of `.` or `..` is encoded, so no argument can climb out of the template. */

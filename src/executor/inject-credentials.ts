@@ -13,6 +13,14 @@ export interface RequestAuth {
   names: { query: Set<string>; cookie: Set<string> }
 }
 
+/** No credential: nothing to add, no name taken. Read only, never written to. */
+const NO_AUTH: RequestAuth = Object.freeze({
+  headers: Object.freeze({}) as Record<string, string>,
+  query: Object.freeze([]) as unknown as string[],
+  cookies: Object.freeze([]) as unknown as string[],
+  names: Object.freeze({ query: new Set<string>(), cookie: new Set<string>() }),
+})
+
 /** How credentials are written into the request. */
 export interface CredentialOptions {
   /** Opal's access token, when the service forwards it: sent as the bearer instead. */
@@ -37,19 +45,21 @@ export function injectCredentials(
   options: CredentialOptions = {},
 ): RequestAuth {
   const write = options.redact ? REDACTING : REVEALING
+  const configured = credentials[service.id]
+  const usable = configured
+    ? tool.auth.find((alternative) => alternative.schemes.every(({ scheme }) => configured[scheme]))
+    : undefined
+  // Most calls carry no credential: one shared, frozen answer instead of two Sets per call.
+  if (!usable && !options.bearerOverride) return NO_AUTH
   const auth: RequestAuth = {
     headers: {},
     query: [],
     cookies: [],
     names: { query: new Set(), cookie: new Set() },
   }
-  const configured = credentials[service.id] ?? {}
-  const usable = tool.auth.find((alternative) =>
-    alternative.schemes.every(({ scheme }) => configured[scheme]),
-  )
   for (const { scheme } of usable?.schemes ?? []) {
     const definition = service.securitySchemes[scheme]
-    const credential = configured[scheme]
+    const credential = configured?.[scheme]
     if (definition && credential) apply(definition, credential, auth, write)
   }
   if (options.bearerOverride) auth.headers.authorization = `Bearer ${write.raw(options.bearerOverride)}`

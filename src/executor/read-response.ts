@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream'
 import { promisify } from 'node:util'
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib'
 import type { UpstreamBody } from './types.js'
@@ -11,36 +10,6 @@ export class ResponseTooLarge extends Error {
 
 /** An answer the gateway cannot relay as what it claims to be (issue 14 class 10). */
 export class ResponseInvalid extends Error {}
-
-/**
- * Reads a body up to `limit` bytes; past it the stream is destroyed and ResponseTooLarge thrown.
- * Events, not an async iterator (a promise per chunk); a body of one chunk is not copied.
- */
-export function readLimited(body: Readable, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let total = 0
-    let ended = false
-    body.on('data', (chunk: Buffer) => {
-      total += chunk.length
-      if (total > limit) {
-        body.destroy()
-        reject(new ResponseTooLarge(limit))
-        return
-      }
-      chunks.push(chunk)
-    })
-    body.once('end', () => {
-      ended = true
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total))
-    })
-    body.once('error', reject)
-    // Closed without its end or an error (an async iterator throws ERR_STREAM_PREMATURE_CLOSE then).
-    body.once('close', () => {
-      if (!ended) reject(Object.assign(new Error('Premature close'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }))
-    })
-  })
-}
 
 type Decoder = (bytes: Buffer, options: { maxOutputLength: number }) => Promise<Buffer>
 

@@ -1,9 +1,13 @@
-import { setTimeout as sleep } from 'node:timers/promises'
-import { Agent } from 'undici'
+import { Agent, type Dispatcher } from 'undici'
+
+/** Response headers as undici parses them (its IncomingHttpHeaders). */
+type IncomingHttpHeaders = Record<string, string | string[] | undefined>
+
 import type { RetryPolicy } from '../catalog/types.js'
 import type { UpstreamRequest } from './build-request.js'
+import { type CallSignal, CancelSignal } from './cancel-signal.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
-import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge, readLimited } from './read-response.js'
+import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge } from './read-response.js'
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number
@@ -17,7 +21,7 @@ export interface UpstreamClientOptions {
 
 export interface RawResponse {
   readonly status: number
-  readonly headers: Record<string, string | string[] | undefined>
+  readonly headers: IncomingHttpHeaders
   readonly bytes: Buffer
   readonly attempts: number
 }
@@ -48,7 +52,7 @@ export interface SendOptions {
   readonly idempotent: boolean
   readonly retry: RetryPolicy
   readonly timeoutMs?: number
-  readonly signal?: AbortSignal
+  readonly signal?: CallSignal
 }
 
 export interface UpstreamClient {
@@ -74,10 +78,15 @@ const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 
  * retries only for idempotent tools and only when nothing was sent or the connection reset
  * before a response (or a 429/503 named a Retry-After), jittered backoff, and a circuit
  * breaker per origin (SPEC §3 step 5).
+ *
+ * Each attempt goes to undici's `dispatch` with an Exchange as its handler, which collects the
+ * body's Buffers as they arrive: no Readable, no async iterator, no AbortController. The call's
+ * one deadline timer and the caller's cancellation stop the exchange in flight directly.
  */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const now = options.now ?? Date.now
   const random = options.random ?? Math.random
+  const limit = options.maxResponseBytes
   const agent = new Agent({
     connections: options.connectionsPerOrigin,
     connect: { timeout: options.connectTimeoutMs },
@@ -90,35 +99,39 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const attempt = async (
     req: UpstreamRequest,
     timeoutMs: number,
-    signal: AbortSignal,
+    call: Call,
   ): Promise<RawResponse | Failure> => {
-    let status = 0
+    if (call.stopped) return stopped(call.reason)
+    const exchange = new Exchange(limit)
+    call.exchange = exchange
+    // Origin and path go to undici separately: a URL parser would turn an encoded `%2E%2E`
+    // path value back into `..` and normalize it away (WHATWG URL dot-segment rules).
+    const raw = await exchange.run(agent, {
+      origin: req.origin,
+      path: req.path,
+      method: req.method as Dispatcher.HttpMethod,
+      headers: req.headers,
+      body: req.body ?? null,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
+    call.exchange = undefined
+    if (raw instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
+    // Once the call has stopped, its reason says why, whatever undici reported: a caller's own
+    // reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
+    if (call.stopped) return stopped(call.reason)
+    if (raw instanceof Error) return classify(raw, limit)
+    const { status, headers } = exchange
     try {
-      // Origin and path go to undici separately: a URL parser would turn an encoded `%2E%2E`
-      // path value back into `..` and normalize it away (WHATWG URL dot-segment rules).
-      const response = await agent.request({
-        origin: req.origin,
-        path: req.path,
-        method: req.method as 'GET',
-        headers: req.headers,
-        body: req.body ?? null,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-        signal,
-      })
-      status = response.statusCode
-      const raw = await readLimited(response.body, options.maxResponseBytes)
-      const decoded = await decodeBody(raw, response.headers['content-encoding'], options.maxResponseBytes)
-      const contentType = response.headers['content-type']
+      const encoding = headers['content-encoding']
+      const decoded = encoding === undefined ? raw : await decodeBody(raw, encoding, limit)
+      const contentType = headers['content-type']
       const bytes = checkJson(decoded, Array.isArray(contentType) ? contentType[0] : contentType)
-      return { status, headers: response.headers, bytes, attempts: 1 }
+      return { status, headers, bytes, attempts: 1 }
     } catch (err) {
       if (err instanceof ResponseInvalid)
         return { failure: 'invalid', status, detail: err.message, attempts: 1 }
-      // Once the call's signal has fired, its reason says why, whatever undici threw: a caller's
-      // own reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
-      if (signal.aborted && !(err instanceof ResponseTooLarge)) return stopped(signal)
-      return classify(err, options.maxResponseBytes)
+      return classify(err, limit)
     }
   }
 
@@ -129,26 +142,26 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     // One deadline for the whole call — every attempt, the waits between them, headers and the
     // whole body — so an upstream trickling its body cannot hold a call open (issue 14 class 9).
     const timeoutMs = sendOptions.timeoutMs ?? options.timeoutMs
-    const controller = new AbortController()
-    const timer = setTimeout(() => controller.abort(new DeadlineExceeded(timeoutMs)), timeoutMs)
-    const callerGone = () => controller.abort(sendOptions.signal?.reason)
-    if (sendOptions.signal?.aborted) callerGone()
-    else sendOptions.signal?.addEventListener('abort', callerGone, { once: true })
+    const call = new Call()
+    const timer = setTimeout(expire, timeoutMs, call, timeoutMs)
+    const unlink = sendOptions.signal ? linkSignal(sendOptions.signal, call) : undefined
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
-        outcome = { ...(await attempt(req, timeoutMs, controller.signal)), attempts }
+        const result = await attempt(req, timeoutMs, call)
+        outcome = attempts === 1 ? result : { ...result, attempts }
+        if (attempts === maxAttempts || call.stopped) break
         const delay = retryDelay(outcome, attempts, sendOptions.retry, random)
-        if (delay === undefined || attempts === maxAttempts || controller.signal.aborted) break
-        await sleep(delay, undefined, { signal: controller.signal }).catch(() => undefined)
-        if (controller.signal.aborted) {
-          outcome = { ...stopped(controller.signal), attempts }
+        if (delay === undefined) break
+        await call.sleep(delay)
+        if (call.stopped) {
+          outcome = { ...stopped(call.reason), attempts }
           break
         }
       }
     } finally {
       clearTimeout(timer)
-      sendOptions.signal?.removeEventListener('abort', callerGone)
+      unlink?.()
     }
     // A call the caller cancelled, or one never sent, says nothing about the upstream's health.
     if ('failure' in outcome && (outcome.failure === 'aborted' || outcome.failure === 'unsendable')) {
@@ -163,6 +176,138 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   return { send, breaker, close: () => agent.close() }
 }
 
+/** One call's state across its attempts: whether and why it stopped, and what is in flight. */
+class Call {
+  stopped = false
+  reason: unknown = undefined
+  exchange: Exchange | undefined = undefined
+  private wake: (() => void) | undefined = undefined
+
+  stop(reason: unknown): void {
+    if (this.stopped) return
+    this.stopped = true
+    this.reason = reason
+    this.exchange?.stop(reason instanceof Error ? reason : new CallStopped())
+    this.wake?.()
+  }
+
+  /** Waits `ms` between attempts, or until the call stops. */
+  sleep(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      this.wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    }).finally(() => {
+      this.wake = undefined
+    })
+  }
+}
+
+function expire(call: Call, timeoutMs: number): void {
+  call.stop(new DeadlineExceeded(timeoutMs))
+}
+
+/** Stops the call when the caller cancels; returns what undoes the link once the call ends. */
+function linkSignal(signal: CallSignal, call: Call): (() => void) | undefined {
+  if (signal.aborted) {
+    call.stop(signal.reason)
+    return undefined
+  }
+  if (signal instanceof CancelSignal) {
+    signal.onAbort = (reason) => call.stop(reason)
+    return () => {
+      signal.onAbort = undefined
+    }
+  }
+  const callerGone = () => call.stop(signal.reason)
+  signal.addEventListener('abort', callerGone, { once: true })
+  return () => signal.removeEventListener('abort', callerGone)
+}
+
+/** The reason an exchange is stopped with when the caller's own reason is not an Error. */
+class CallStopped extends Error {
+  constructor() {
+    super('the call was cancelled')
+  }
+}
+
+const EMPTY = Buffer.alloc(0)
+
+/**
+ * One attempt's exchange with undici, as its dispatch handler: the status, the headers and the
+ * body's Buffers as they arrive, the body capped at `limit` (a larger declared length is refused
+ * before its body is read). `run` settles once, with the body or the Error that ended it.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  status = 0
+  headers: IncomingHttpHeaders = {}
+  private readonly chunks: Buffer[] = []
+  private total = 0
+  private controller: Dispatcher.DispatchController | undefined = undefined
+  private ended = false
+  private stopReason: Error | undefined = undefined
+  private done: (outcome: Buffer | Error) => void = () => undefined
+
+  constructor(private readonly limit: number) {}
+
+  run(agent: Dispatcher, options: Dispatcher.DispatchOptions): Promise<Buffer | Error> {
+    return new Promise((resolve) => {
+      this.done = resolve
+      agent.dispatch(options, this)
+    })
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.stopReason) controller.abort(this.stopReason)
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    if (statusCode < 200) return // 1xx: informational, the answer follows
+    this.status = statusCode
+    this.headers = headers
+    const length = headers['content-length']
+    if (length !== undefined && Number(length) > this.limit) this.stop(new ResponseTooLarge(this.limit))
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.ended) return
+    this.total += chunk.length
+    if (this.total > this.limit) this.stop(new ResponseTooLarge(this.limit))
+    else this.chunks.push(chunk)
+  }
+
+  onResponseEnd(): void {
+    if (this.ended) return
+    this.ended = true
+    const { chunks } = this
+    this.done(
+      chunks.length === 1 ? chunks[0]! : chunks.length === 0 ? EMPTY : Buffer.concat(chunks, this.total),
+    )
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    if (this.ended) return
+    this.ended = true
+    this.done(error)
+  }
+
+  /** Ends the exchange now with `reason`; undici aborts the request (its socket is destroyed). */
+  stop(reason: Error): void {
+    if (this.ended) return
+    this.ended = true
+    this.stopReason = reason
+    this.controller?.abort(reason)
+    this.done(reason)
+  }
+}
+
 /** The whole call's deadline passed: the reason its signal aborts with. */
 class DeadlineExceeded extends Error {
   readonly code = 'TG_DEADLINE'
@@ -171,9 +316,8 @@ class DeadlineExceeded extends Error {
   }
 }
 
-/** Why an aborted call stopped: its deadline passed (timeout), or its caller went away. */
-function stopped(signal: AbortSignal): Failure {
-  const reason: unknown = signal.reason
+/** Why a stopped call stopped: its deadline passed (timeout), or its caller went away. */
+function stopped(reason: unknown): Failure {
   return reason instanceof DeadlineExceeded
     ? { failure: 'timeout', code: reason.code, detail: reason.message, attempts: 1 }
     : { failure: 'aborted', attempts: 1 }

@@ -155,6 +155,22 @@ describe('JWT clients', () => {
     assert.equal(auth.jwksFetches(), before + 1, 'unknown key ids within the cooldown fetch nothing')
   })
 
+  test('a verified token is remembered only until its keys change: once the JWKS drops its key, it is a 401', async (t) => {
+    const { app, auth } = await jwtApp(t)
+    const old = await auth.sign({ client_id: 'agent-a', aud: GATEWAY })
+    assert.equal((await getTicket(app, old)).statusCode, 200)
+    assert.equal((await getTicket(app, old)).statusCode, 200, 'again, from the cache')
+    await auth.rotate() // the old key leaves the JWKS
+    const rotated = await auth.sign({ client_id: 'agent-a', aud: GATEWAY })
+    await sleep(1_100) // past the 1 s cooldown of the last fetch
+    assert.equal((await getTicket(app, rotated)).statusCode, 200, 'the new key is fetched')
+    assert.equal(
+      (await getTicket(app, old)).statusCode,
+      401,
+      'the old key is gone: its token no longer vouches',
+    )
+  })
+
   test("keys found through the issuer's OpenID configuration; a configuration naming another issuer fails closed", async (t) => {
     const auth = await startAuthServer(t)
     const { app } = await exampleApp(

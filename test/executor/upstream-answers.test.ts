@@ -3,11 +3,12 @@
 // maxResponseBytes); an answer that is not what it claims is a clear 502 that is not held
 // against the upstream's circuit.
 import assert from 'node:assert/strict'
+import { connect } from 'node:net'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib'
 import fc from 'fast-check'
-import type { ToolOutcome } from '../../src/executor/index.js'
+import { CancelSignal, type ToolOutcome } from '../../src/executor/index.js'
 import { configFile, testApp } from '../helpers/app.js'
 import { executorFor } from '../helpers/executor.js'
 import { catalogOf, MEMORY_DIR, memoryReader, ok, openapi } from '../helpers/memory-catalog.js'
@@ -32,6 +33,9 @@ const ENCODERS: Record<string, (bytes: Buffer) => Buffer> = {
   br: (b) => brotliCompressSync(b),
   identity: (b) => b,
 }
+const PHASES = (['headers', 'body', 'backoff'] as const).flatMap((phase) =>
+  (['AbortSignal', 'CancelSignal'] as const).map((kind) => [phase, kind] as const),
+)
 const HEADER_NAME: Record<string, string> = { 'deflate (raw, as many servers send it)': 'deflate' }
 
 describe('one deadline for the whole call (issue 14 class 9)', () => {
@@ -134,17 +138,106 @@ describe('one deadline for the whole call (issue 14 class 9)', () => {
       client: { breaker: { failureThreshold: 1, cooldownMs: 30_000 } },
     })
     for (const reason of reasons) {
-      for (const next of ['headers', 'body', 'backoff'] as const) {
+      for (const [next, kind] of PHASES) {
         phase = next
-        const controller = new AbortController()
+        // The REST route cancels with a CancelSignal, MCP with the SDK's AbortSignal.
+        const controller = kind === 'AbortSignal' ? new AbortController() : new CancelSignal()
         setTimeout(() => controller.abort(reason), 100)
-        const outcome = await call('s:read', {}, { signal: controller.signal })
-        const label = `${phase}, reason ${String(reason)}: ${JSON.stringify(outcome)}`
+        const signal = controller instanceof AbortController ? controller.signal : controller
+        const outcome = await call('s:read', {}, { signal })
+        const label = `${phase}, ${kind}, reason ${String(reason)}: ${JSON.stringify(outcome)}`
         assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_UNREACHABLE', label)
         assert.match(String(refusal(outcome)?.error), /cancelled/, label)
         assert.deepEqual(Object.values(client.breaker.states()), ['closed'], label)
       }
     }
+  })
+})
+
+describe('the REST route and the body cap (undici dispatch, no stream)', () => {
+  test('a caller of POST /tools/:name who disconnects mid-call closes the upstream connection; the circuit is not told', async (t) => {
+    let upstreamClosed: (early: boolean) => void = () => undefined
+    const closed = new Promise<boolean>((resolve) => {
+      upstreamClosed = resolve
+    })
+    let arrived: () => void = () => undefined
+    const received = new Promise<void>((resolve) => {
+      arrived = resolve
+    })
+    const upstream = await startUpstream(t, async (_r, res) => {
+      res.once('close', () => upstreamClosed(!res.writableFinished))
+      arrived()
+      // Answers nothing until the gateway hangs up (no timer left behind).
+      await new Promise((resolve) => res.once('close', resolve))
+    })
+    const config = await configFile(
+      [
+        'access: open',
+        // One failure opens the circuit: a call ended by its deadline, not by the caller's
+        // disconnect, would leave it open.
+        'upstream: { breaker: { failureThreshold: 1 } }',
+        'services:',
+        '  s:',
+        `    upstream: ${upstream.url}`,
+        '    timeoutMs: 10000',
+      ].join('\n'),
+    )
+    const app = await testApp(
+      t,
+      { SPECS_DIR: MEMORY_DIR, TOOLGATE_CONFIG: config },
+      memoryReader({ 's.yaml': spec }),
+    )
+    const address = await app.listen({ port: 0, host: '127.0.0.1' })
+    const { port } = new URL(address)
+    const socket = connect(Number(port), '127.0.0.1')
+    socket.on('error', () => undefined)
+    socket.write(
+      'POST /tools/s_read HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}',
+    )
+    await received
+    socket.destroy()
+    assert.equal(await closed, true)
+    assert.deepEqual(Object.values(app.upstreamClient.breaker.states()), ['closed'])
+  })
+
+  test('a declared Content-Length over maxResponseBytes is a 502 too large before any more body arrives', async (t) => {
+    const upstream = await startUpstream(t, async (_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': 2 * 1024 * 1024 })
+      res.write('a')
+      // The rest never comes: a gateway reading on would wait for its deadline (a 504).
+      await new Promise((resolve) => res.once('close', resolve))
+    })
+    const { call, client } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url, timeoutMs: 60_000 } },
+      client: { maxResponseBytes: 1024 * 1024 },
+    })
+    const outcome = await call('s:read', {})
+    assert.equal(outcome.status, 502)
+    assert.equal(refusal(outcome)?.code, 'TG_ERR_UPSTREAM_RESPONSE_TOO_LARGE')
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+  })
+
+  test('an empty answer and a 1xx before the answer come through as the final answer', async (t) => {
+    const upstream = await startUpstream(t, (received, res) => {
+      if (received.method === 'POST') {
+        res.writeProcessing()
+        res.writeHead(201, { location: '/r/1' })
+        res.end()
+        return
+      }
+      res.writeHead(204)
+      res.end()
+    })
+    const { call } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+      services: { s: { upstream: upstream.url } },
+    })
+    const created = await call('s:write', {})
+    assert.equal(created.status, 201)
+    assert.equal(created.kind === 'answer' && created.body.type, 'empty')
+    assert.deepEqual(created.headers, { location: '/r/1' })
+    const empty = await call('s:read', {})
+    assert.equal(empty.status, 204)
+    assert.equal(empty.kind === 'answer' && empty.body.type, 'empty')
   })
 })
 
