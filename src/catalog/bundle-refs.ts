@@ -14,7 +14,14 @@ export function hasExternalRefs(value: unknown): boolean {
     if (node === null || typeof node !== 'object') continue
     const ref = (node as { $ref?: unknown }).$ref
     if (typeof ref === 'string' && !ref.startsWith('#')) return true
-    for (const child of Object.values(node)) pending.push(child)
+    if (Array.isArray(node)) {
+      for (const child of node) if (child !== null && typeof child === 'object') pending.push(child)
+      continue
+    }
+    for (const key of Object.keys(node)) {
+      const child = (node as Record<string, unknown>)[key]
+      if (child !== null && typeof child === 'object') pending.push(child)
+    }
   }
   return false
 }

@@ -22,6 +22,8 @@ export interface InputSchemaResult {
 /** Anthropic and Bedrock reject a whole request whose property keys break this (SPEC §1). */
 export const ARGUMENT_KEY_PATTERN = /^[a-zA-Z0-9_.-]{1,64}$/
 const MAX_KEY_LENGTH = 64
+/** A key sanitizeArgumentKey keeps: allowed characters, no leading or trailing `_.-` (nor a run of `_`, checked apart). */
+const SAFE_KEY = /^[a-zA-Z0-9](?:[a-zA-Z0-9_.-]*[a-zA-Z0-9])?$/
 const LOCATION_PRIORITY: readonly (ParameterLocation | 'body')[] = [
   'path',
   'query',
@@ -47,6 +49,8 @@ const OPERATOR_WORDS: readonly [RegExp, string][] = [
  * `cafe`; a name with nothing left gets `arg_<hash>`, an over-long one keeps a stable hash of the original.
  */
 export function sanitizeArgumentKey(name: string): string {
+  // Most names are already keys: what the rules below would leave as it is.
+  if (name.length <= MAX_KEY_LENGTH && SAFE_KEY.test(name) && !name.includes('__')) return name
   let text = name.normalize('NFKD').replace(/[\u0300-\u036f]/g, '')
   for (const [operator, word] of OPERATOR_WORDS) text = text.replace(operator, word)
   const cleaned = text

@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { bundleExternalRefs } from './bundle-refs.js'
 import { type CatalogLimits, countOperations, DEFAULT_CATALOG_LIMITS } from './limits.js'
-import { classifyDocument, isSpecFileName, parseDocumentText } from './parse-document.js'
+import { classifyDocument, isJsonFileName, isSpecFileName, parseDocumentText } from './parse-document.js'
 import { createProblemSink, type ProblemSink } from './problems.js'
 import { SourceReadError } from './source-read-error.js'
 import type { Problem } from './types.js'
@@ -137,7 +137,9 @@ async function loadSource(
   if (kind.kind === 'arazzo') return { sourceId: name, kind: 'arazzo', format: kind.format, document }
   if (!withinOperationLimit(document, limits.operations, sink)) return undefined
   const bundled = await bundleExternalRefs(document, absolutePath, confinedReader(dir, reader), sink)
-  const upgraded = upgradeToOpenApi31(bundled, sink)
+  // JSON.parse makes a tree that only this function holds: it is upgraded in place, not copied.
+  const owned = bundled === document && isJsonFileName(name)
+  const upgraded = upgradeToOpenApi31(bundled, sink, { owned })
   if (!upgraded) return undefined
   return { sourceId: name, kind: 'openapi', format: kind.format, document: upgraded }
 }

@@ -167,6 +167,8 @@ const nodeCounts = new WeakMap<object, number>()
 /** For a subtree whose count was cut short: the largest limit it is known to exceed. */
 const exceeds = new WeakMap<object, number>()
 function countNodes(node: object, limit: number): number {
+  // A node without objects inside ({ type: 'string' }, most of them) is 1, and not worth a lookup.
+  if (!hasObjectInside(node)) return 1
   const known = nodeCounts.get(node)
   if (known !== undefined) return known
   if ((exceeds.get(node) ?? -1) >= limit) return limit + 1
@@ -180,6 +182,11 @@ function countNodes(node: object, limit: number): number {
   }
   nodeCounts.set(node, count)
   return count
+}
+
+function hasObjectInside(node: object): boolean {
+  for (const child of Object.values(node)) if (child !== null && typeof child === 'object') return true
+  return false
 }
 
 function isArrayOnly(schema: unknown): boolean {

@@ -21,9 +21,14 @@ export function isArazzoFileName(name: string): boolean {
   return /\.arazzo\.(ya?ml|json)$/i.test(name)
 }
 
+/** True for `*.json`: read with JSON.parse, which makes a tree (no node shared, unlike YAML aliases). */
+export function isJsonFileName(name: string): boolean {
+  return name.toLowerCase().endsWith('.json')
+}
+
 /** Parses JSON or YAML text into a value; reports where it broke and returns undefined on failure. */
 export function parseDocumentText(text: string, sink: ProblemSink): unknown {
-  if (sink.file.toLowerCase().endsWith('.json')) return parseJson(text, sink)
+  if (isJsonFileName(sink.file)) return parseJson(text, sink)
   return parseYaml(text, sink)
 }
 

@@ -1,16 +1,20 @@
 /** RFC 6901 helpers: problems are located by JSON pointer, and local `$ref`s are pointers. */
 
 export function escapePointerToken(token: string): string {
+  if (!token.includes('~') && !token.includes('/')) return token
   return token.replaceAll('~', '~0').replaceAll('/', '~1')
 }
 
 export function unescapePointerToken(token: string): string {
+  if (!token.includes('~')) return token
   return token.replaceAll('~1', '/').replaceAll('~0', '~')
 }
 
 /** Builds a pointer from raw tokens: `pointerOf('paths', '/a/{b}', 'get')` → `/paths/~1a~1{b}/get`. */
 export function pointerOf(...tokens: readonly (string | number)[]): string {
-  return tokens.map((token) => '/' + escapePointerToken(String(token))).join('')
+  let pointer = ''
+  for (const token of tokens) pointer += '/' + escapePointerToken(String(token))
+  return pointer
 }
 
 /** Appends raw tokens to an existing pointer. */
@@ -37,6 +41,7 @@ export function resolvePointer(root: unknown, ref: string): unknown {
 }
 
 function safeDecode(fragment: string): string {
+  if (!fragment.includes('%')) return fragment
   try {
     return decodeURIComponent(fragment)
   } catch {

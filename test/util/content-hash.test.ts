@@ -21,3 +21,15 @@ test('contentHash: long and shared members (folded into digests) still hash by c
   assert.notEqual(contentHash({ one: long }), contentHash({ one: changed }))
   assert.notEqual(contentHash({ one: long, two: long }), contentHash({ one: long, two: changed }))
 })
+
+test('contentHash: the digest of a fixed value is pinned (catalog versions must not change with the implementation)', () => {
+  const value = JSON.parse(
+    `{"__proto__":{"b":1},"é":"accent","Z":"upper","a":"lower","\\ud83d\\ude00":"astral","\\uffff":"bmp end","10":10,"9":9,"quote\\"key":"\\u0000\\n","list":[null,1.5,-0,"x",[],{}],"long":{"text":"${'y'.repeat(600)}","nested":[{"deep":"${'z'.repeat(700)}"}]}}`,
+  )
+  value.skipped = undefined
+  value.list.push(undefined)
+  assert.equal(
+    contentHash({ one: value, two: value, three: structuredClone(value) }),
+    'c94f3e04cbb06089dcff05a7f6919b99352967d918b6ba633674ec8e792fdeae',
+  )
+})
