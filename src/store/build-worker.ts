@@ -40,7 +40,7 @@ async function run(input: WorkerInput) {
   parentPort!.postMessage(
     message,
     transferables(
-      catalog ? [catalog.head, ...catalog.tools, ...catalog.problems] : [],
+      catalog ? [catalog.bytes] : [],
       views ? views.documents.map((document) => document.body) : [],
     ),
   )
