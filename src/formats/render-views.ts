@@ -106,7 +106,7 @@ export function renderViews(
 export function renderEager(
   catalog: Catalog,
   renderers: readonly ViewRenderer[],
-  { deferTokens = false }: { readonly deferTokens?: boolean } = {},
+  { deferTokens = false, settle }: { readonly deferTokens?: boolean; readonly settle?: () => void } = {},
 ): RenderedViews {
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
@@ -129,6 +129,7 @@ export function renderEager(
           format: renderer.format,
           sample: tokenSample(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json),
         })
+      settle?.()
     }
   }
   if (deferTokens) return { sizes, eager, tokenSamples: jobs }

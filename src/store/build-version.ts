@@ -32,6 +32,11 @@ export interface VersionRequest {
    * has answered, so loading the tokenizer (~0.3 s) never delays a new version.
    */
   readonly deferTokens?: boolean
+  /**
+   * Called between the build's steps, when what the last one made is garbage (the build worker
+   * collects it then: build-worker.ts).
+   */
+  readonly settle?: () => void
 }
 
 /** What the next build compares against: the version, a hash per tool (for the diff), and the reports. */
@@ -70,7 +75,9 @@ export async function buildVersion(
     (problem) => problem.file === request.specsDir && problem.severity === 'error',
   )
   if (unreadable && request.reload) throw new Error(unreadable.message)
+  request.settle?.()
   const rebuilt = buildKeepingLastGood(loaded, lastGood, request.options, request.remote)
+  request.settle?.()
   const { catalog } = rebuilt
   const fingerprint = fingerprintOf(catalog)
   const previous = request.previous
@@ -86,6 +93,7 @@ export async function buildVersion(
       ? {
           views: renderEager(catalog, createViewRenderers(request.render), {
             deferTokens: request.deferTokens ?? false,
+            ...(request.settle ? { settle: request.settle } : {}),
           }),
         }
       : {}),

@@ -77,7 +77,11 @@ test('equal values are made one object; different ones, and what JSON writes, st
   const shared = shareEqualValues(value)
   assert.equal(JSON.stringify(shared), JSON.stringify(value))
   assert.equal(shared.a, shared.b)
-  assert.equal(shared.a, Object.getOwnPropertyDescriptor(shared, '__proto__')?.value, 'an own __proto__ key is a key like any other')
+  assert.equal(
+    shared.a,
+    Object.getOwnPropertyDescriptor(shared, '__proto__')?.value,
+    'an own __proto__ key is a key like any other',
+  )
   assert.notEqual(shared.a, shared.c)
   assert.notEqual(shared.a.x[2], shared.c.x[2])
   assert.equal(Object.getPrototypeOf(shared), Object.prototype)
