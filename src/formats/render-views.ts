@@ -97,6 +97,9 @@ export function renderViews(
   }
 }
 
+/** Rendered JSON characters between two of `settle`'s collections (renderEager). */
+const SETTLE_CHARS = 16 * 1024 * 1024
+
 /**
  * Every view in every format rendered once: the eager ones kept as documents, all of them measured
  * in bytes and (but the plain tool list) in tokens. This runs in the build worker, once per catalog
@@ -106,11 +109,12 @@ export function renderViews(
 export function renderEager(
   catalog: Catalog,
   renderers: readonly ViewRenderer[],
-  { deferTokens = false }: { readonly deferTokens?: boolean } = {},
+  { deferTokens = false, settle }: { readonly deferTokens?: boolean; readonly settle?: () => void } = {},
 ): RenderedViews {
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
   const jobs: TokenJob[] = []
+  let rendered = 0
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
     for (const renderer of renderers) {
@@ -129,6 +133,12 @@ export function renderEager(
           format: renderer.format,
           sample: tokenSample(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json),
         })
+      // Collect once enough rendered text is garbage: each collection marks the whole live heap.
+      rendered += json.length
+      if (settle && rendered >= SETTLE_CHARS) {
+        settle()
+        rendered = 0
+      }
     }
   }
   if (deferTokens) return { sizes, eager, tokenSamples: jobs }

@@ -1,6 +1,8 @@
 // The catalog build worker (issue 14): one per build, so a stalled or runaway build is stopped
 // with terminate() and its memory goes back with the thread. It reads the specs directory itself;
 // everything else arrives as plain data, and everything it answers is bytes.
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { parentPort, workerData } from 'node:worker_threads'
 import { createFsSourceReader, type SpecReadLimits } from '../catalog/index.js'
 import { countTokenSamples, type TokenSizes } from '../formats/index.js'
@@ -22,11 +24,24 @@ export interface WorkerInput {
   readonly read?: SpecReadLimits
 }
 
+/**
+ * A full garbage collection, between the build's steps. The worker's heap may grow to
+ * limits.buildMemoryMb (2 GB), and V8 sizes its first old-generation collection from that bound:
+ * left to itself, a Kubernetes build piled up ~500 MB of garbage (parsed text, each format's
+ * rendering) before collecting any, and the gateway's peak RSS was the main thread's plus that.
+ * V8 gives a script its collector only with --expose-gc, a process-wide flag set here, in the
+ * worker, for the context made after it.
+ */
+const collectGarbage = (() => {
+  setFlagsFromString('--expose-gc')
+  return runInNewContext('gc') as () => void
+})()
+
 async function run(input: WorkerInput) {
   const lastGood = lazyLastGood(input.memory.lastGood)
   const previous = input.memory.fingerprint && decodeFingerprint(input.memory.fingerprint)
   const built = await buildVersion(
-    { ...input.request, deferTokens: true, ...(previous ? { previous } : {}) },
+    { ...input.request, deferTokens: true, settle: collectGarbage, ...(previous ? { previous } : {}) },
     createFsSourceReader(input.read),
     lastGood,
   )
@@ -48,7 +63,7 @@ async function run(input: WorkerInput) {
   parentPort!.postMessage(
     message,
     transferables(
-      catalog ? [catalog.head, ...catalog.tools, ...catalog.problems] : [],
+      catalog ? [catalog.bytes] : [],
       views ? views.documents.map((document) => document.body) : [],
     ),
   )
