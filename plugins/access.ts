@@ -1,5 +1,10 @@
-import fastifyRateLimit from '@fastify/rate-limit'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify'
 import fp from 'fastify-plugin'
 import { describeAccess } from '../src/access/describe-access.js'
 import {
@@ -16,7 +21,7 @@ import {
   requiredScopes,
   scopeOf,
 } from '../src/access/index.js'
-import { rateLimitStore, SHARED_KEY_PREFIX } from '../src/access/rate-limit-store.js'
+import { createRateLimitStore, SHARED_KEY_PREFIX } from '../src/access/rate-limit-store.js'
 import type { Catalog, Tool } from '../src/catalog/types.js'
 import { errors } from '../src/errors.js'
 
@@ -71,6 +76,15 @@ const ORIGIN_CHECKED = new Set<RouteAccess>(['call', 'mcp', 'sessions'])
 const CLIENTS_ONLY = new Set<RouteAccess>(['call', 'mcp', 'operator'])
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
 
+/** A request's count in its budget's window, and how long the window has left. */
+interface RateCount {
+  readonly current: number
+  readonly ttl: number
+}
+
+/** undefined: the request goes on; a promise when the answer needs I/O (a token's keys, Redis). */
+type Verdict = Refusal | undefined | Promise<Refusal | undefined>
+
 interface Refusal {
   readonly reason: RefusalReason
   readonly client: string
@@ -106,29 +120,16 @@ async function access(fastify: FastifyInstance) {
   fastify.decorateRequest<Caller | null>('caller', null)
   fastify.decorateRequest('rateLimited', undefined)
 
-  await fastify.register(fastifyRateLimit, {
-    global: false,
-    store: rateLimitStore({
-      ...(fastify.hasDecorator('redis') ? { redis: fastify.redis } : {}),
-      prefix: `${redisKeyPrefix}ratelimit:`,
-      warn: (message) => fastify.log.warn(message),
-    }),
+  // Counted here, not through @fastify/rate-limit's limiter: an address counted in memory is
+  // counted synchronously, with no promise per request (issue 20's profile of a 304).
+  const counter = createRateLimitStore({
+    ...(fastify.hasDecorator('redis') ? { redis: fastify.redis } : {}),
+    prefix: `${redisKeyPrefix}ratelimit:`,
+    warn: (message) => fastify.log.warn(message),
   })
-  const limiters = new Map<RateLimit, ReturnType<FastifyInstance['createRateLimit']>>()
-  const limiterOf = (budget: RateLimit) => {
-    let limiter = limiters.get(budget)
-    if (!limiter) {
-      limiter = fastify.createRateLimit({
-        max: budget.max,
-        timeWindow: budget.windowMs,
-        keyGenerator: (request) => rateKey(request.caller),
-      })
-      limiters.set(budget, limiter)
-    }
-    return limiter
-  }
 
-  const admit = async (request: FastifyRequest, route: RouteAccess): Promise<Refusal | undefined> => {
+  /** Who the caller is and whether the route admits it; a promise only when a token must be checked. */
+  const admit = (request: FastifyRequest, route: RouteAccess): Verdict => {
     request.caller = { kind: 'anonymous', address: request.ip }
     const origin = request.headers.origin
     if (ORIGIN_CHECKED.has(route) && !isOriginAllowed(origin, config))
@@ -140,15 +141,16 @@ async function access(fastify: FastifyInstance) {
     if (config.mode === 'open' && route !== 'sessions') return undefined
     if (config.mode === 'closed' && CLIENTS_ONLY.has(route))
       return { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
-    const authentication = await authenticator.authenticate(request.headers.authorization)
-    if (authentication.kind === 'refused') return tokenRefusal(authentication)
-    if (authentication.kind === 'client')
-      request.caller = {
-        kind: 'client',
-        client: authentication.client,
-        ...(authentication.scopes ? { scopes: authentication.scopes } : {}),
-      }
-    return authorize(route, request.caller)
+    return authenticator.authenticate(request.headers.authorization).then((authentication) => {
+      if (authentication.kind === 'refused') return tokenRefusal(authentication)
+      if (authentication.kind === 'client')
+        request.caller = {
+          kind: 'client',
+          client: authentication.client,
+          ...(authentication.scopes ? { scopes: authentication.scopes } : {}),
+        }
+      return authorize(route, request.caller)
+    })
   }
 
   const authorize = (route: RouteAccess, caller: Caller): Refusal | undefined => {
@@ -175,21 +177,43 @@ async function access(fastify: FastifyInstance) {
   }
 
   /** The budget's RateLimit-* headers on every response; over it, a 429 (MCP answers it itself). */
-  const limit = async (
+  const limit = (request: FastifyRequest, reply: FastifyReply, route: RouteAccess): Verdict => {
+    const { caller } = request
+    const budget = caller.kind === 'client' ? caller.client.rateLimit : config.anonymousRateLimit
+    if (!budget) return undefined
+    let counted: RateCount | undefined
+    let settle: ((count: RateCount) => void) | undefined
+    let fail: ((err: Error) => void) | undefined
+    counter.incr(
+      rateKey(caller),
+      (err, count) => {
+        if (err || !count) fail?.(err ?? new Error('rate limit store answered nothing'))
+        else if (settle) settle(count)
+        else counted = count
+      },
+      budget.windowMs,
+      budget.max,
+    )
+    if (counted) return overBudget(request, reply, route, budget, counted)
+    return new Promise<RateCount>((resolve, reject) => {
+      settle = resolve
+      fail = reject
+    }).then((count) => overBudget(request, reply, route, budget, count))
+  }
+
+  const overBudget = (
     request: FastifyRequest,
     reply: FastifyReply,
     route: RouteAccess,
-  ): Promise<Refusal | undefined> => {
-    const budget =
-      request.caller.kind === 'client' ? request.caller.client.rateLimit : config.anonymousRateLimit
-    if (!budget) return undefined
-    const verdict = await limiterOf(budget)(request)
-    if (verdict.isAllowed) return undefined
-    reply.header('RateLimit-Limit', verdict.max)
-    reply.header('RateLimit-Remaining', verdict.remaining)
-    reply.header('RateLimit-Reset', verdict.ttlInSeconds)
-    if (!verdict.isExceeded) return undefined
-    const retryAfter = Math.max(1, verdict.ttlInSeconds)
+    budget: RateLimit,
+    count: RateCount,
+  ): Refusal | undefined => {
+    const ttlInSeconds = Math.ceil(count.ttl / 1000)
+    reply.header('RateLimit-Limit', budget.max)
+    reply.header('RateLimit-Remaining', Math.max(0, budget.max - count.current))
+    reply.header('RateLimit-Reset', ttlInSeconds)
+    if (count.current <= budget.max) return undefined
+    const retryAfter = Math.max(1, ttlInSeconds)
     reply.header('Retry-After', retryAfter)
     const name = callerName(request.caller)
     const error = new errors.accessRateLimited(
@@ -229,19 +253,34 @@ async function access(fastify: FastifyInstance) {
 
   const baseUrl = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
 
-  /** Whether the request may go on; a refusal has been sent when it may not. */
-  const check = async (request: FastifyRequest, reply: FastifyReply, route: RouteAccess) => {
-    const refusal = (await admit(request, route)) ?? (await limit(request, reply, route))
-    if (!refusal) return true
-    refuse(request, reply, refusal)
-    return false
+  /**
+   * The onRequest hook of a route with `config.access`, added to that route alone (routes without
+   * it pay nothing). Synchronous unless a token is checked or a budget counted in Redis; a refused
+   * request ends with the refusal sent: `done` is not called for it.
+   */
+  const guard = (route: RouteAccess): onRequestHookHandler => {
+    const limited = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+      const verdict = limit(request, reply, route)
+      if (verdict === undefined) done()
+      else if (!(verdict instanceof Promise)) refuse(request, reply, verdict)
+      else verdict.then((refusal) => (refusal ? refuse(request, reply, refusal) : done()), done)
+    }
+    return (request, reply, done) => {
+      const verdict = admit(request, route)
+      if (verdict === undefined) limited(request, reply, done)
+      else if (!(verdict instanceof Promise)) refuse(request, reply, verdict)
+      else
+        verdict.then(
+          (refusal) => (refusal ? refuse(request, reply, refusal) : limited(request, reply, done)),
+          done,
+        )
+    }
   }
-  // Callback style: a route without access control (health, metrics, the explorer's assets) pays
-  // no promise. A refused request ends with the refusal sent: `done` is not called for it.
-  fastify.addHook('onRequest', (request, reply, done) => {
-    const route = request.routeOptions.config.access
-    if (route === undefined) return done()
-    check(request, reply, route).then((admitted) => admitted && done(), done)
+  fastify.addHook('onRoute', (routeOptions) => {
+    const route = routeOptions.config?.access
+    if (route === undefined) return
+    const own = routeOptions.onRequest
+    routeOptions.onRequest = own === undefined ? [guard(route)] : [own, guard(route)].flat()
   })
 
   // RFC 9728: the root document names the gateway; the path-suffixed one its MCP endpoint.

@@ -23,6 +23,7 @@ const ERRORS = {
 } as const
 
 const RETRY_AFTER_SECONDS = '5'
+const SUPPORTED_VERSIONS = MANIFEST_VERSIONS.join(', ')
 
 interface CodeRoute {
   Params: { code: string }
@@ -134,7 +135,11 @@ export default async function manifest(fastify: FastifyInstance) {
     },
   )
 
-  const serve = async (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
+  /**
+   * Not an async function: one that returns the reply makes Fastify wait on it as a thenable
+   * (`Reply#then` listens for the response's end). The Redis GET is the only await.
+   */
+  const serve = (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     if (!code || !SESSION_CODE_PATTERN.test(code)) return reply.code(400).send(ERRORS.badCode)
     const requested = request.headers['accept-version']
     const version = negotiateVersion(typeof requested === 'string' ? requested : undefined)
@@ -145,15 +150,27 @@ export default async function manifest(fastify: FastifyInstance) {
         supportedVersions: [...MANIFEST_VERSIONS],
       })
     }
-    const session = await fastify.sessions.get(code)
+    return fastify.sessions.get(code).then((session) => {
+      answer(session, version, request, reply)
+    })
+  }
+  const answer = (
+    session: Session | undefined,
+    version: ManifestVersion,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => {
     const { catalog } = fastify.catalogStore.current()
     const verdict = checkSession(session, new Date(), catalog)
-    if (verdict) return reply.code(verdict === 'expired' ? 403 : 401).send(ERRORS[verdict])
+    if (verdict) {
+      reply.code(verdict === 'expired' ? 403 : 401).send(ERRORS[verdict])
+      return
+    }
     reply.header('API-Version', version)
     reply.header('Tool-Manifest-Version', version)
-    reply.header('Supported-Versions', MANIFEST_VERSIONS.join(', '))
+    reply.header('Supported-Versions', SUPPORTED_VERSIONS)
     const seen = fastify.access.catalogFor(viewer(request.caller, session!.client), catalog)
-    return sendDocument(request, reply, manifestDocument(seen, session!.profile, version))
+    sendDocument(request, reply, manifestDocument(seen, session!.profile, version))
   }
   /** Whose view a manifest shows: the client presenting a token, else the one that created the session. */
   const viewer = (caller: Caller, creator: string | undefined): Caller => {

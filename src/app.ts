@@ -113,8 +113,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(catalogStore, options.reader ? { reader: options.reader } : {})
   await app.register(metrics)
   await app.register(sessions)
-  await app.register(ops)
+  // Before every route with `config.access` (ops' /catalog included): access adds its hook to those routes as they are registered.
   await app.register(access)
+  await app.register(ops)
   await app.register(opal)
   await app.register(openai)
   await app.register(tools)

@@ -1,16 +1,14 @@
 import { createRequire } from 'node:module'
-import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit'
 import type { Redis } from 'ioredis'
 
-/** A store as @fastify/rate-limit calls it: a fixed window per key. */
-interface RateLimitStore {
+/** A fixed window per key, as @fastify/rate-limit's stores count; `done` is called at once for a key counted in memory. */
+export interface RateLimitStore {
   incr(
     key: string,
     done: (err: Error | null, result: { current: number; ttl: number } | null) => void,
     windowMs: number,
     max: number,
   ): void
-  child(options: unknown): RateLimitStore
 }
 
 // @fastify/rate-limit ships its stores as CommonJS files without types of their own.
@@ -48,7 +46,7 @@ export interface RateLimitStoreOptions {
  * replica's memory instead — each replica then enforces the budget on its own — with a warning:
  * a Redis outage never turns calls into errors, and never lifts the limits.
  */
-export function rateLimitStore(options: RateLimitStoreOptions): FastifyRateLimitStoreCtor {
+export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitStore {
   const local = new LocalStore(false, false, LOCAL_KEYS)
   const shared = options.redis && new RedisStore(false, false, options.redis, options.prefix)
   let warnedAt = 0
@@ -71,9 +69,6 @@ export function rateLimitStore(options: RateLimitStoreOptions): FastifyRateLimit
         max,
       )
     },
-    child: () => store,
   }
-  return function GatewayRateLimitStore() {
-    return store
-  } as unknown as FastifyRateLimitStoreCtor
+  return store
 }

@@ -39,10 +39,10 @@ export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions
         await redis.set(key(session.code), JSON.stringify(session), 'PX', keepMs, 'NX')
         return session
       }),
+    // The one command a manifest request sends (no TTL refresh: the key expires with its session).
     get: (code) =>
-      guarded(async () => {
-        const stored = await redis.get(key(code))
-        return stored === null ? undefined : (JSON.parse(stored) as Session)
+      redis.get(key(code)).then(parseStored, (err: Error) => {
+        throw new SessionStoreUnavailable(err.message)
       }),
     delete: (code) => guarded(async () => (await redis.del(key(code))) > 0),
     async health() {
@@ -54,6 +54,16 @@ export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions
       }
     },
     async close() {},
+  }
+}
+
+/** A stored session; a value that is not one fails like the store (it is not the client's fault). */
+function parseStored(stored: string | null): Session | undefined {
+  if (stored === null) return undefined
+  try {
+    return JSON.parse(stored) as Session
+  } catch (err) {
+    throw new SessionStoreUnavailable((err as Error).message)
   }
 }
 

@@ -91,3 +91,41 @@ test('the metrics parser used above refuses malformed exposition text', () => {
     { name: 'a_total', labels: { x: 'q"uote' }, value: 3 },
   ])
 })
+
+test('the request histogram: cumulative buckets up to +Inf = count, one series per route, method and status; HEAD, preflights, 404s and /metrics untimed', async (t) => {
+  const app = await testApp(t)
+  for (let i = 0; i < 3; i++) assert.equal((await app.inject('/health')).statusCode, 200)
+  assert.equal((await app.inject('/discovery?profile=nope')).statusCode, 400)
+  assert.equal((await app.inject({ method: 'HEAD', url: '/health' })).statusCode, 200)
+  const preflight = await app.inject({
+    method: 'OPTIONS',
+    url: '/health',
+    headers: { origin: 'https://agent.example', 'access-control-request-method': 'GET' },
+  })
+  assert.equal(preflight.statusCode, 204)
+  assert.equal((await app.inject('/no/such/route')).statusCode, 404)
+  await app.inject('/metrics')
+
+  const metrics = parsePrometheusText((await app.inject('/metrics')).body)
+  const series = metrics.samples.filter((sample) => sample.name === 'http_request_duration_seconds_count')
+  assert.deepEqual(
+    series.map((sample) => [
+      sample.labels.method,
+      sample.labels.route,
+      sample.labels.status_code,
+      sample.value,
+    ]),
+    [
+      ['GET', '/health', '200', 3],
+      ['GET', '/discovery', '400', 1],
+    ],
+  )
+  const buckets = metrics.samples.filter(
+    (sample) => sample.name === 'http_request_duration_seconds_bucket' && sample.labels.route === '/health',
+  )
+  assert.equal(buckets.at(-1)?.labels.le, '+Inf')
+  assert.equal(buckets.at(-1)?.value, 3)
+  for (const [i, bucket] of buckets.entries())
+    assert.ok(i === 0 || bucket.value >= buckets[i - 1]!.value, `bucket le=${bucket.labels.le} is cumulative`)
+  assert.ok(sampleValue(metrics, 'http_request_duration_seconds_sum', { route: '/health' }) > 0)
+})
