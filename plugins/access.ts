@@ -181,20 +181,24 @@ async function access(fastify: FastifyInstance) {
     const { caller } = request
     const budget = caller.kind === 'client' ? caller.client.rateLimit : config.anonymousRateLimit
     if (!budget) return undefined
-    let counted: RateCount | undefined
+    // The memory store answers at once (no promise); Redis later. An error either way rejects.
+    let answered: { err: Error } | { count: RateCount } | undefined
     let settle: ((count: RateCount) => void) | undefined
     let fail: ((err: Error) => void) | undefined
     counter.incr(
       rateKey(caller),
       (err, count) => {
-        if (err || !count) fail?.(err ?? new Error('rate limit store answered nothing'))
-        else if (settle) settle(count)
-        else counted = count
+        const answer: { err: Error } | { count: RateCount } =
+          count && !err ? { count } : { err: err ?? new Error('rate limit store answered nothing') }
+        if (!settle || !fail) answered = answer
+        else if ('err' in answer) fail(answer.err)
+        else settle(answer.count)
       },
       budget.windowMs,
       budget.max,
     )
-    if (counted) return overBudget(request, reply, route, budget, counted)
+    if (answered && 'count' in answered) return overBudget(request, reply, route, budget, answered.count)
+    if (answered) return Promise.reject(answered.err)
     return new Promise<RateCount>((resolve, reject) => {
       settle = resolve
       fail = reject

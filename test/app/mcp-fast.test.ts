@@ -10,11 +10,11 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { EXAMPLE_UPSTREAM_DEFAULTS, startExampleUpstream } from '../../examples/upstream/server.js'
+import { startExampleUpstream } from '../../examples/upstream/server.js'
 import { buildApp } from '../../src/app.js'
 import type { SourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
-import { configFile } from '../helpers/app.js'
+import { configFile, exampleConfigYaml } from '../helpers/app.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { MEMORY_DIR, memoryReader, openapi } from '../helpers/memory-catalog.js'
 import { fromRoot } from '../helpers/paths.js'
@@ -51,21 +51,7 @@ async function twins(t: After, env: Record<string, string> = {}, reader?: Source
 async function exampleTwins(t: After, extraYaml = '') {
   const upstream = await startExampleUpstream()
   t.after(() => upstream.close())
-  const file = await configFile(
-    [
-      'services:',
-      '  tickets:',
-      `    upstream: ${upstream.url}/tickets`,
-      '    credentials:',
-      `      apiKeyAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.apiKey} }`,
-      `      bearerAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.bearerToken} }`,
-      '  billing:',
-      `    upstream: ${upstream.url}/billing`,
-      '    credentials:',
-      `      basicAuth: { username: ${EXAMPLE_UPSTREAM_DEFAULTS.basicUser}, password: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.basicPassword} } }`,
-      extraYaml,
-    ].join('\n'),
-  )
+  const file = await configFile(exampleConfigYaml(upstream.url, extraYaml))
   return twins(t, { TOOLGATE_CONFIG: file })
 }
 

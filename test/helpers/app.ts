@@ -29,6 +29,23 @@ export async function testApp(
   return app
 }
 
+/** A TOOLGATE_CONFIG for the shipped specs against the example upstream at `url`, as a deployment writes it. */
+export function exampleConfigYaml(url: string, extraYaml = ''): string {
+  return [
+    'services:',
+    '  tickets:',
+    `    upstream: ${url}/tickets`,
+    '    credentials:',
+    `      apiKeyAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.apiKey} }`,
+    `      bearerAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.bearerToken} }`,
+    '  billing:',
+    `    upstream: ${url}/billing`,
+    '    credentials:',
+    `      basicAuth: { username: ${EXAMPLE_UPSTREAM_DEFAULTS.basicUser}, password: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.basicPassword} } }`,
+    extraYaml,
+  ].join('\n')
+}
+
 /**
  * The app over the shipped specs with the example upstream running and configured the way a
  * deployment would: upstream URLs and demo credentials in a TOOLGATE_CONFIG file.
@@ -40,24 +57,7 @@ export async function exampleApp(
 ) {
   const upstream = await startExampleUpstream()
   t.after(() => upstream.close())
-  const dir = await mkdtemp(join(tmpdir(), 'toolgate-config-'))
-  const file = join(dir, 'toolgate.yaml')
-  await writeFile(
-    file,
-    [
-      'services:',
-      '  tickets:',
-      `    upstream: ${upstream.url}/tickets`,
-      '    credentials:',
-      `      apiKeyAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.apiKey} }`,
-      `      bearerAuth: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.bearerToken} }`,
-      '  billing:',
-      `    upstream: ${upstream.url}/billing`,
-      '    credentials:',
-      `      basicAuth: { username: ${EXAMPLE_UPSTREAM_DEFAULTS.basicUser}, password: { value: ${EXAMPLE_UPSTREAM_DEFAULTS.basicPassword} } }`,
-      extraYaml,
-    ].join('\n'),
-  )
+  const file = await configFile(exampleConfigYaml(upstream.url, extraYaml))
   const app = await testApp(t, { TOOLGATE_CONFIG: file, ...env })
   return { app, upstream }
 }
