@@ -1,4 +1,6 @@
+import type { PairResult } from './compare.js'
 import type { RowName } from './options.js'
+import { round } from './stats.js'
 
 export interface Target {
   readonly op: '>=' | '<=' | '=='
@@ -90,3 +92,26 @@ export const rangeOf = (summary: { min: number; max: number }) => ({
   min: Number(summary.min.toFixed(3)),
   max: Number(summary.max.toFixed(3)),
 })
+
+/**
+ * A throughput figure's row: the median of the per-pair req/s ratios, each side's median req/s,
+ * the ratios' spread, and the pair's problems after the row's own (its correctness checks).
+ */
+export function ratioRow(
+  pair: PairResult,
+  row: Pick<RowResult, 'id' | 'row' | 'figure' | 'metric' | 'target' | 'problems' | 'details'>,
+): RowResult {
+  return {
+    id: row.id,
+    row: row.row,
+    figure: row.figure,
+    metric: row.metric,
+    value: round(pair.ratio.median, 3),
+    target: row.target,
+    candidate: rps(pair.candidate.rps.median),
+    baseline: rps(pair.baseline.rps.median),
+    range: rangeOf(pair.ratio),
+    problems: [...row.problems, ...pair.problems],
+    details: row.details,
+  }
+}

@@ -23,7 +23,7 @@ import { MCP_REVISION, mcpRequest } from '../lib/mcp.js'
 import { fromRoot } from '../lib/paths.js'
 import { memoryOf, type Started, startGateway, stop } from '../lib/processes.js'
 import { lastReload, nextReload } from '../lib/reloads.js'
-import { type RowResult, rangeOf, rps } from '../lib/report.js'
+import { type RowResult, rangeOf, ratioRow } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
 const KUBERNETES = fromRoot('test', 'fixtures', 'real-world', 'kubernetes-v1.13.json')
@@ -205,19 +205,15 @@ async function pairRow(
     ctx.options,
     ctx.cpus.client,
   )
-  return {
+  return ratioRow(pair, {
     id,
     row: 'documents',
     figure: label,
     metric: 'req/s ratio',
-    value: round(pair.ratio.median, 3),
     target: { op: '>=', value: 0.9 },
-    candidate: rps(pair.candidate.rps.median),
-    baseline: rps(pair.baseline.rps.median),
-    range: rangeOf(pair.ratio),
-    problems: [...checked, ...pair.problems],
+    problems: checked,
     details: { tools, ...figure, ...pair },
-  }
+  })
 }
 
 /** Why a captured MCP answer is not the one its figure names; empty when it is. */

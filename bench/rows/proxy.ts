@@ -14,7 +14,7 @@ import { type LoadRequest, type LoadResult, problemsOf, runOpen, runStallProbe }
 import { mcpRequest } from '../lib/mcp.js'
 import { benchScript } from '../lib/paths.js'
 import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
-import { ms, type RowResult, rangeOf, rps } from '../lib/report.js'
+import { ms, type RowResult, rangeOf, ratioRow } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
 const ARGUMENTS = JSON.stringify({ itemId: '42' })
@@ -159,20 +159,16 @@ async function jwtRow(
       ctx.options,
       ctx.cpus.client,
     )
-    return {
+    return ratioRow(pair, {
       id: '3c',
       row: 'proxy',
       figure: label,
       metric: 'req/s ratio vs access open',
-      value: round(pair.ratio.median, 3),
       target: { op: '>=', value: 0.9 },
-      candidate: rps(pair.candidate.rps.median),
-      baseline: rps(pair.baseline.rps.median),
-      range: rangeOf(pair.ratio),
-      problems: [...problems, ...pair.problems],
+      problems,
       // The token is left out of the results: the figure is the same request without it.
       details: { ...figure, requests: [call], ...pair },
-    }
+    })
   } finally {
     await stop(secured)
   }
@@ -204,19 +200,15 @@ async function mcpCallRow(
     ctx.options,
     ctx.cpus.client,
   )
-  return {
+  return ratioRow(pair, {
     id: '3d',
     row: 'proxy',
     figure: label,
     metric: 'req/s ratio vs /tools/:name',
-    value: round(pair.ratio.median, 3),
     target: { op: '>=', value: 0.7 },
-    candidate: rps(pair.candidate.rps.median),
-    baseline: rps(pair.baseline.rps.median),
-    range: rangeOf(pair.ratio),
-    problems: [...problems, ...pair.problems],
+    problems,
     details: { ...figure, requests: [viaMcp, call], ...pair },
-  }
+  })
 }
 
 /** Why the MCP tools/call answer is not the upstream's item; empty when it is. */
@@ -295,19 +287,15 @@ async function throughputRow(
     ctx.options,
     ctx.cpus.client,
   )
-  return {
+  return ratioRow(pair, {
     id: '3a',
     row: 'proxy',
     figure: label,
     metric: 'req/s ratio vs reply-from',
-    value: round(pair.ratio.median, 3),
     target: { op: '>=', value: 1.2 },
-    candidate: rps(pair.candidate.rps.median),
-    baseline: rps(pair.baseline.rps.median),
-    range: rangeOf(pair.ratio),
-    problems: [...checked, ...pair.problems],
+    problems: checked,
     details: { ...figure, ...pair },
-  }
+  })
 }
 
 interface LatencyTargets {

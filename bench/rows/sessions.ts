@@ -8,8 +8,7 @@ import { comparePair } from '../lib/compare.js'
 import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
 import { type Started, startGateway, stop } from '../lib/processes.js'
-import { type RowResult, rangeOf, rps } from '../lib/report.js'
-import { round } from '../lib/stats.js'
+import { type RowResult, ratioRow } from '../lib/report.js'
 
 const FIGURE = 'GET /api/sessions/:code/metadata (Redis) -c100 -p10'
 const TARGET = { op: '>=', value: 0.7 } as const
@@ -78,19 +77,15 @@ async function measure(ctx: RowContext, redisUrl: string, prefix: string): Promi
       ctx.options,
       ctx.cpus.client,
     )
-    return {
+    return ratioRow(pair, {
       id: '2',
       row: 'sessions',
       figure: FIGURE,
       metric: 'req/s ratio',
-      value: round(pair.ratio.median, 3),
       target: TARGET,
-      candidate: rps(pair.candidate.rps.median),
-      baseline: rps(pair.baseline.rps.median),
-      range: rangeOf(pair.ratio),
-      problems: [...checked, ...pair.problems],
+      problems: checked,
       details: { ...figure, ...pair },
-    }
+    })
   } finally {
     if (code)
       await request(`${gateway.url}/api/sessions/${code}`, { method: 'DELETE' }).then((r) => r.body.dump())
