@@ -4,6 +4,7 @@ import type { Catalog, Tool } from '../src/catalog/index.js'
 import { type CallSignal, invalidArguments, type Violation } from '../src/executor/index.js'
 import { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
+import { logsInfo } from '../src/util/log-level.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
@@ -122,7 +123,8 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },
     )
-    request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
+    if (logsInfo(request.log))
+      request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
     const result = renderCallResult(outcome, tool.wireName)
     const mismatch = outputMismatch(tool, result, snapshot)
     if (mismatch) {

@@ -12,6 +12,7 @@ import {
   type UpstreamClient,
 } from '../src/executor/index.js'
 import { isRecord } from '../src/util/is-record.js'
+import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
 import { callerName } from './access.js'
 
@@ -33,9 +34,6 @@ const DEFAULTS = {
 
 /** Opal's envelope keys besides `parameters` (protocols.md §1). */
 const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metadata'])
-
-/** Log levels that write a call's `info` line. */
-const INFO_OR_MORE = new Set(['info', 'debug', 'trace'])
 
 interface ToolRoute {
   Params: { name: string }
@@ -114,8 +112,7 @@ async function tools(fastify: FastifyInstance) {
     fastify.gatewayMetrics.toolCalled(client, 'rest')
     const outcome = await executor.execute({ ...toolCall, signal: clientGone(reply) }, scope)
     // Built only when it is written: at the production level (warn) a call logs nothing.
-    if (INFO_OR_MORE.has(request.log.level))
-      request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
+    if (logsInfo(request.log)) request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
     return sendOutcome(reply, outcome)
   }
   fastify.post<ToolRoute>('/tools/:name', { config: { access: 'call' } }, call)
