@@ -1,5 +1,10 @@
-import { createRedisSessionStore } from '../../src/sessions/redis.js'
-import { redisForTest } from '../helpers/redis.js'
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import fc from 'fast-check'
+import { Redis } from 'ioredis'
+import { createRedisSessionStore, REDIS_CLIENT_OPTIONS } from '../../src/sessions/redis.js'
+import { SessionStoreUnavailable } from '../../src/sessions/types.js'
+import { privateRedis, redisForTest } from '../helpers/redis.js'
 import { sessionStoreBehaviour } from './behaviour.js'
 
 // A real connection to the local redis-server (CI starts one), one key prefix per test.
@@ -13,4 +18,52 @@ sessionStoreBehaviour('redis store', async (clock, graceSeconds) => {
       for (const cleanup of cleanups) await cleanup()
     },
   }
+})
+
+test('redis store: the GETs of one event-loop turn leave in one socket write, each answered with its own session', async (t) => {
+  const { client, prefix } = await redisForTest(t)
+  const store = createRedisSessionStore(client, { prefix })
+  const known = await Promise.all(
+    ['discover', 'p1', 'p2'].map((profile) => store.create({ profile, ttlSeconds: 60 })),
+  )
+  const byCode = new Map(known.map((session) => [session.code, session]))
+  const unknown = ['A'.repeat(32), 'B'.repeat(32)]
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.constantFrom(...known.map((session) => session.code), ...unknown), {
+        minLength: 1,
+        maxLength: 40,
+      }),
+      async (codes) => {
+        const answers = codes.map((code) => store.get(code))
+        // Every GET of this turn is buffered behind one cork, released when the turn ends.
+        assert.equal(client.stream.writableCorked, 1)
+        assert.deepEqual(
+          await Promise.all(answers),
+          codes.map((code) => byCode.get(code)),
+        )
+        assert.equal(client.stream.writableCorked, 0)
+      },
+    ),
+    { numRuns: 50 },
+  )
+})
+
+test('redis store: Redis gone — a GET rejects with SessionStoreUnavailable at once and corks nothing; back — it answers', async (t) => {
+  const redis = await privateRedis(t)
+  const client = new Redis(redis.url, { ...REDIS_CLIENT_OPTIONS, lazyConnect: true })
+  client.on('error', () => {}) // refused while the server is stopped: what the test is about
+  t.after(() => client.disconnect())
+  const ready = () => client.status === 'ready'
+  await client.connect()
+  const store = createRedisSessionStore(client, { prefix: 'toolgate-test:down:' })
+  const session = await store.create({ profile: 'discover', ttlSeconds: 60 })
+  await redis.stop()
+  while (ready()) await new Promise((resolve) => setTimeout(resolve, 10))
+  await assert.rejects(store.get(session.code), SessionStoreUnavailable)
+  assert.equal(client.stream.writableCorked, 0)
+  await redis.start()
+  while (!ready()) await new Promise((resolve) => setTimeout(resolve, 50))
+  // A fresh redis-server (no persistence): the session is gone, and the answer says so.
+  assert.equal(await store.get(session.code), undefined)
 })
