@@ -293,3 +293,30 @@ test('the example arguments: given examples first, cycles cut, spec keys kept as
   assert.deepEqual(Object.keys(hostile), ['__proto__'])
   assert.equal(Object.getPrototypeOf({}).polluted, undefined)
 })
+
+test('the page’s numbers read as Intl’s en format: integers grouped without Intl, the rest by it (generated numbers)', async () => {
+  // The page's module as the browser gets it (dist/explorer/dom.js): it touches no DOM until called.
+  const dom = new URL('../../explorer/dom.js', import.meta.url).href
+  const { formatNumber } = (await import(dom)) as { formatNumber(n: number): string }
+  const intl = new Intl.NumberFormat('en')
+  for (const n of [
+    0,
+    -0,
+    7,
+    -7,
+    999,
+    1000,
+    -1000,
+    2113,
+    1_234_567,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+  ])
+    assert.equal(formatNumber(n), intl.format(n), String(n))
+  fc.assert(
+    fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double()), (n) => {
+      assert.equal(formatNumber(n), intl.format(n), String(n))
+    }),
+    { numRuns: 2000 },
+  )
+})
