@@ -1,4 +1,4 @@
-import { load } from './api.js'
+import { load, paths } from './api.js'
 import { formatNumber, h } from './dom.js'
 import type { SearchAnswer, ToolList, ToolRow } from './types.js'
 
@@ -27,7 +27,7 @@ interface Filters {
 let built: { version: string; view: HTMLElement } | undefined
 
 export async function renderToolList(): Promise<Node> {
-  const list = await load<ToolList>('/explorer/api/tools')
+  const list = await load<ToolList>(paths.tools)
   if (built?.version !== list.catalogVersion) built = { version: list.catalogVersion, view: buildView(list) }
   return built.view
 }
@@ -78,7 +78,9 @@ function buildView(list: ToolList): HTMLElement {
     if (next >= visible.length) return more()
     items.setAttribute('aria-busy', 'true')
     count.textContent = `Showing ${formatNumber(visible.length)} tools…`
-    setTimeout(more, 0)
+    // After the frame that paints the first rows: a task queued now would run before that frame
+    // (a timer is due at once, a frame only at the next vsync) and hold back its style and layout.
+    requestAnimationFrame(() => setTimeout(more, 0))
   }
   const search = async () => {
     const ticket = ++searchTicket
