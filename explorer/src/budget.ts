@@ -1,4 +1,4 @@
-import { load } from './api.js'
+import { load, paths } from './api.js'
 import { formatBytes, formatNumber, h, s } from './dom.js'
 import type { Budgets, Size } from './types.js'
 
@@ -26,7 +26,7 @@ const VALUE_WIDTH = 130
  * same numbers for screen readers and copying.
  */
 export async function renderBudget(): Promise<Node> {
-  const budgets = await load<Budgets>('/explorer/api/budgets')
+  const budgets = await load<Budgets>(paths.budgets)
   const formats = [...budgets.formats.full, ...budgets.formats.deferred]
   const counted = budgets.profiles.every((p) => formats.every((f) => p.sizes[f]?.tokens !== undefined))
   const measure = (size: Size | undefined) => (counted ? size?.tokens : size?.bytes) ?? 0

@@ -1,10 +1,10 @@
-import { load } from './api.js'
+import { load, paths } from './api.js'
 import { formatNumber, h } from './dom.js'
 import type { Overview, ReloadOverview, SourceOverview } from './types.js'
 
 /** Catalog version, readiness, every source with its problems, the last reloads with their diffs. */
 export async function renderOverview(): Promise<Node> {
-  const overview = await load<Overview>('/explorer/api/overview')
+  const overview = await load<Overview>(paths.overview)
   const { counts } = overview
   const broken = overview.sources.filter((source) => source.status !== 'ok')
   return h(

@@ -1,4 +1,4 @@
-import { load } from './api.js'
+import { load, paths } from './api.js'
 import { formatNumber, h } from './dom.js'
 import type { SearchAnswer, ToolList, ToolRow } from './types.js'
 
@@ -27,7 +27,7 @@ interface Filters {
 let built: { version: string; view: HTMLElement } | undefined
 
 export async function renderToolList(): Promise<Node> {
-  const list = await load<ToolList>('/explorer/api/tools')
+  const list = await load<ToolList>(paths.tools)
   if (built?.version !== list.catalogVersion) built = { version: list.catalogVersion, view: buildView(list) }
   return built.view
 }
@@ -40,7 +40,8 @@ function buildView(list: ToolList): HTMLElement {
     return rows[i]
   }
   let shown = 0
-  const byName = new Map(list.tools.map((tool, i) => [tool.name, i]))
+  // Made on the first search, which needs it: 2–4 ms of the list's first show otherwise.
+  let byName: Map<string, number> | undefined
   const profiles = new Map(list.profiles.map((profile) => [profile.name, new Set(profile.tools)]))
   let ranked: number[] | undefined
   let searchTicket = 0
@@ -78,7 +79,9 @@ function buildView(list: ToolList): HTMLElement {
     if (next >= visible.length) return more()
     items.setAttribute('aria-busy', 'true')
     count.textContent = `Showing ${formatNumber(visible.length)} tools…`
-    setTimeout(more, 0)
+    // After the frame that paints the first rows: a task queued now would run before that frame
+    // (a timer is due at once, a frame only at the next vsync) and hold back its style and layout.
+    requestAnimationFrame(() => setTimeout(more, 0))
   }
   const search = async () => {
     const ticket = ++searchTicket
@@ -93,7 +96,9 @@ function buildView(list: ToolList): HTMLElement {
     )
     if (ticket !== searchTicket) return
     items.removeAttribute('aria-busy')
-    ranked = answer.tools.flatMap((hit) => byName.get(hit.name) ?? [])
+    byName ??= new Map(list.tools.map((tool, i) => [tool.name, i]))
+    const index = byName
+    ranked = answer.tools.flatMap((hit) => index.get(hit.name) ?? [])
     show()
   }
   let timer: ReturnType<typeof setTimeout> | undefined

@@ -1,11 +1,11 @@
-import { load } from './api.js'
+import { load, paths } from './api.js'
 import { formatBytes, formatNumber, h, jsonBlock } from './dom.js'
 import { renderTryIt } from './try-it.js'
 import type { ArgumentRow, Rendering, ToolPage } from './types.js'
 
 /** One tool: where it came from, its arguments, safety, its rendering in every format, try it. */
 export async function renderToolPage(name: string): Promise<Node> {
-  const tool = await load<ToolPage>(`/explorer/api/tools/${encodeURIComponent(name)}`)
+  const tool = await load<ToolPage>(paths.tool(name))
   const { safety, source } = tool
   return h(
     'article',

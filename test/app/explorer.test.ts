@@ -29,7 +29,8 @@ test('GET /explorer: the page with a strict CSP, an ETag, brotli, and 304 on rev
   assert.match(EXPLORER_CSP, /script-src 'self'(;|$)/, 'no inline script, no eval, no CDN')
   assert.doesNotMatch(EXPLORER_CSP, /unsafe-|https?:/)
   assert.equal(page.headers['x-content-type-options'], 'nosniff')
-  assert.match(page.body, /<script type="module" src="\/explorer\/assets\/app\.js"><\/script>/)
+  // async: the page's module runs when it arrives, not after the stylesheet (bench row 8).
+  assert.match(page.body, /<script type="module" async src="\/explorer\/assets\/app\.js"><\/script>/)
   assert.doesNotMatch(page.body, /<script>|<style|style="/, 'nothing inline for the CSP to refuse')
   const etag = page.headers.etag as string
   assert.equal((await app.inject({ url: '/explorer', headers: { 'if-none-match': etag } })).statusCode, 304)
@@ -292,4 +293,31 @@ test('the example arguments: given examples first, cycles cut, spec keys kept as
   })
   assert.deepEqual(Object.keys(hostile), ['__proto__'])
   assert.equal(Object.getPrototypeOf({}).polluted, undefined)
+})
+
+test('the page’s numbers read as Intl’s en format: integers grouped without Intl, the rest by it (generated numbers)', async () => {
+  // The page's module as the browser gets it (dist/explorer/dom.js): it touches no DOM until called.
+  const dom = new URL('../../explorer/dom.js', import.meta.url).href
+  const { formatNumber } = (await import(dom)) as { formatNumber(n: number): string }
+  const intl = new Intl.NumberFormat('en')
+  for (const n of [
+    0,
+    -0,
+    7,
+    -7,
+    999,
+    1000,
+    -1000,
+    2113,
+    1_234_567,
+    Number.MAX_SAFE_INTEGER,
+    -Number.MAX_SAFE_INTEGER,
+  ])
+    assert.equal(formatNumber(n), intl.format(n), String(n))
+  fc.assert(
+    fc.property(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double()), (n) => {
+      assert.equal(formatNumber(n), intl.format(n), String(n))
+    }),
+    { numRuns: 2000 },
+  )
 })
