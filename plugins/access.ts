@@ -213,9 +213,9 @@ async function access(fastify: FastifyInstance) {
     count: RateCount,
   ): Refusal | undefined => {
     const ttlInSeconds = Math.ceil(count.ttl / 1000)
-    reply.header('RateLimit-Limit', budget.max)
-    reply.header('RateLimit-Remaining', Math.max(0, budget.max - count.current))
-    reply.header('RateLimit-Reset', ttlInSeconds)
+    reply.header('ratelimit-limit', budget.max)
+    reply.header('ratelimit-remaining', Math.max(0, budget.max - count.current))
+    reply.header('ratelimit-reset', ttlInSeconds)
     if (count.current <= budget.max) return undefined
     const retryAfter = Math.max(1, ttlInSeconds)
     reply.header('Retry-After', retryAfter)

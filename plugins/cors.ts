@@ -21,7 +21,8 @@ export const EXPOSED_HEADERS = [
 async function corsPlugin(fastify: FastifyInstance) {
   await fastify.register(cors, {
     origin: '*',
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
+    // Strings, not arrays: @fastify/cors joins an array on every request.
+    methods: 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
     allowedHeaders: [
       'Content-Type',
       'Authorization',
@@ -35,8 +36,8 @@ async function corsPlugin(fastify: FastifyInstance) {
       'Mcp-Method',
       'Mcp-Name',
       'Last-Event-ID',
-    ],
-    exposedHeaders: EXPOSED_HEADERS,
+    ].join(', '),
+    exposedHeaders: EXPOSED_HEADERS.join(', '),
     maxAge: 600,
   })
 }

@@ -21,9 +21,10 @@ async function ops(fastify: FastifyInstance) {
   fastify.decorate('lifecycle', { draining: false })
   // Callback style, not async: no promise per request for three headers (issue 20's profile).
   fastify.addHook('onRequest', (request, reply, done) => {
-    reply.header('API-Version', API_VERSION)
-    reply.header('Catalog-Version', fastify.catalogStore.current().catalog.version)
-    reply.header('X-Request-Id', request.id)
+    // Names in lower case: Fastify lower-cases each name it is given.
+    reply.header('api-version', API_VERSION)
+    reply.header('catalog-version', fastify.catalogStore.current().catalog.version)
+    reply.header('x-request-id', request.id)
     done()
   })
   // While draining, each response closes its connection, those of requests that started before

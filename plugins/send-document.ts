@@ -10,8 +10,8 @@ export function sendDocument(
   reply: FastifyReply,
   document: ServedDocument,
 ): FastifyReply {
-  reply.header('ETag', document.etag)
-  reply.header('Vary', 'Accept-Encoding')
+  reply.header('etag', document.etag)
+  reply.header('vary', 'Accept-Encoding')
   if (matchesEtag(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
   reply.type(document.contentType)
   const encoding = chooseEncoding(request.headers['accept-encoding'])
@@ -22,6 +22,8 @@ export function sendDocument(
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false
+  // A client sends back the one ETag it was given: no split for that.
+  if (header === etag) return true
   return header.split(',').some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, '')
     return tag === etag || tag === '*'

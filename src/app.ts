@@ -24,6 +24,7 @@ import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
+import { lazyChildLoggerFactory } from './util/lazy-logger.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
 
@@ -67,8 +68,11 @@ export const REDACTED_PATHS = [
 /** Builds the gateway: registers every plugin, never listens (server.ts does). */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config } = options
+  const logger = loggerOptions(options.logger, config.logLevel)
   const app = Fastify({
-    logger: loggerOptions(options.logger, config.logLevel),
+    logger,
+    // A request's pino child is made when it first writes a line (none at warn for a 304).
+    ...(logger === false ? {} : { childLoggerFactory: lazyChildLoggerFactory }),
     trustProxy: config.trustProxy,
     // Limits and timeouts are explicit (SPEC §5): Fastify's requestTimeout defaults to 0 (never).
     bodyLimit: config.bodyLimit,

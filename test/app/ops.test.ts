@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict'
+import { readFile } from 'node:fs/promises'
+import { Writable } from 'node:stream'
 import { test } from 'node:test'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config/load-config.js'
 import { testApp } from '../helpers/app.js'
 import { MEMORY_DIR, memoryReader } from '../helpers/memory-catalog.js'
+import { fromRoot } from '../helpers/paths.js'
 
 test('GET /health answers 200 with the version headers and a request id', async (t) => {
   const app = await testApp(t)
@@ -11,6 +16,44 @@ test('GET /health answers 200 with the version headers and a request id', async 
   assert.equal(res.headers['api-version'], '1.1.0')
   assert.match(String(res.headers['catalog-version']), /^[0-9a-f]{16}$/)
   assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/)
+})
+
+test("a request's log lines carry its id and a redacted Authorization; at warn a 304 writes none", async (t) => {
+  for (const level of ['info', 'warn']) {
+    const lines: Record<string, unknown>[] = []
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()))
+        done()
+      },
+    })
+    const config = await loadConfig({ SPECS_DIR: fromRoot('specs'), LOG_LEVEL: level }, (path) =>
+      readFile(path, 'utf8'),
+    )
+    const app = await buildApp({ config, logger: { level, stream } })
+    t.after(() => app.close())
+    const first = await app.inject('/discovery')
+    const before = lines.length
+    const res = await app.inject({
+      url: '/discovery',
+      headers: { 'if-none-match': String(first.headers.etag), authorization: 'Bearer SECRET-5' },
+    })
+    assert.equal(res.statusCode, 304)
+    const mine = lines.slice(before)
+    if (level === 'warn') {
+      assert.deepEqual(mine, [])
+      continue
+    }
+    assert.deepEqual(
+      mine.map((line) => [line.reqId, line.msg]),
+      [
+        [res.headers['x-request-id'], 'incoming request'],
+        [res.headers['x-request-id'], 'request completed'],
+      ],
+    )
+    assert.equal((mine[0]!.req as { headers?: unknown }).headers, undefined)
+    assert.ok(!JSON.stringify(mine).includes('SECRET-5'))
+  }
 })
 
 test('an inbound X-Request-Id is kept when plain, replaced when hostile', async (t) => {

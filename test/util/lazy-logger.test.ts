@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict'
+import { Writable } from 'node:stream'
+import { test } from 'node:test'
+import Fastify from 'fastify'
+import { lazyChildLoggerFactory } from '../../src/util/lazy-logger.js'
+
+function capturing(level: string) {
+  const lines: Record<string, unknown>[] = []
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()))
+      done()
+    },
+  })
+  // Fastify's own pino logger, as the gateway's.
+  const parent = Fastify({ logger: { level, stream } }).log
+  const child = (bindings: Record<string, unknown>, options = {}) =>
+    lazyChildLoggerFactory.call(undefined as never, parent, bindings, options, undefined as never)
+  return { lines, parent, child }
+}
+
+test("a request's lazy logger writes what pino's child writes, bindings included, and nothing below the level", () => {
+  const { lines, child } = capturing('warn')
+  const log = child({ reqId: 'r-1' })
+  assert.equal(log.level, 'warn')
+  log.info({ a: 1 }, 'not written')
+  log.debug('not written')
+  assert.equal(lines.length, 0)
+  log.warn({ a: 2 }, 'written')
+  log.error(new Error('boom'))
+  assert.equal(lines.length, 2)
+  assert.equal(lines[0]!.reqId, 'r-1')
+  assert.equal(lines[0]!.a, 2)
+  assert.equal(lines[0]!.msg, 'written')
+  assert.equal(lines[1]!.reqId, 'r-1')
+  assert.equal((lines[1]!.err as { message: string }).message, 'boom')
+  // A grandchild carries both bindings.
+  log.child({ step: 'x' }).fatal('deep')
+  assert.deepEqual([lines[2]!.reqId, lines[2]!.step, lines[2]!.msg], ['r-1', 'x', 'deep'])
+})
+
+test('a lazy logger whose level is raised writes at the new level; a route level or serializers get a real child', () => {
+  const { lines, child } = capturing('warn')
+  const log = child({ reqId: 'r-2' })
+  log.level = 'debug'
+  assert.equal(log.level, 'debug')
+  log.debug('now written')
+  assert.deepEqual([lines[0]!.reqId, lines[0]!.msg], ['r-2', 'now written'])
+
+  const routed = child({ reqId: 'r-3' }, { level: 'trace' })
+  routed.trace('route level')
+  assert.deepEqual([lines[1]!.reqId, lines[1]!.msg], ['r-3', 'route level'])
+})
+
+test('at info, every line of a request carries its id, as before', () => {
+  const { lines, child } = capturing('info')
+  const log = child({ reqId: 'r-4' })
+  log.info('one')
+  log.info('two')
+  assert.deepEqual(
+    lines.map((line) => [line.reqId, line.msg]),
+    [
+      ['r-4', 'one'],
+      ['r-4', 'two'],
+    ],
+  )
+})
