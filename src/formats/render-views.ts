@@ -100,9 +100,8 @@ export function renderViews(
 /**
  * Rendered JSON characters between two of `settle`'s collections (renderEager). Rendering one
  * large document (a value tree, its bytes, its text) leaves ~5× its size in garbage: at 16 M
- * characters Kubernetes' worker heap reached 288 MB before a collection; collecting after every
- * document of 2 M characters or more took the gateway's peak during a reload 306–338 → 174–262 MB
- * above its idle RSS, for the same CPU (5.0–5.5 s a build either way, 6 builds each, in the noise).
+ * characters Kubernetes' worker heap reached 288 MB before a collection. The build worker's
+ * `settle` decides whether the heap has grown enough to collect (build-worker.ts).
  */
 const SETTLE_CHARS = 2 * 1024 * 1024
 
