@@ -97,8 +97,13 @@ export function renderViews(
   }
 }
 
-/** Rendered JSON characters between two of `settle`'s collections (renderEager). */
-const SETTLE_CHARS = 16 * 1024 * 1024
+/**
+ * Rendered JSON characters between two of `settle`'s collections (renderEager). Rendering one
+ * large document (a value tree, its bytes, its text) leaves ~5× its size in garbage: at 16 M
+ * characters Kubernetes' worker heap reached 288 MB before a collection. The build worker's
+ * `settle` decides whether the heap has grown enough to collect (build-worker.ts).
+ */
+const SETTLE_CHARS = 2 * 1024 * 1024
 
 /**
  * Every view in every format rendered once: the eager ones kept as documents, all of them measured

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import { jsonBytes } from '../../src/formats/served-document.js'
+import { fromRoot } from '../helpers/paths.js'
+
+const sameAsStringify = (value: unknown) =>
+  assert.ok(jsonBytes(value).equals(Buffer.from(JSON.stringify(value))), JSON.stringify(value))
+
+describe('jsonBytes: a document serialized a member at a time', () => {
+  test('the same bytes as JSON.stringify for any JSON-like value, undefined members and lone surrogates included', () => {
+    const member = fc.oneof(
+      fc.jsonValue(),
+      fc.constant(undefined),
+      fc.constant(() => 1),
+      fc.string({ unit: 'binary' }),
+      fc.date(),
+    )
+    const nested = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        member,
+        fc.array(tie('value'), { maxLength: 5 }),
+        fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 5 }),
+      ),
+    })).value
+    fc.assert(
+      fc.property(nested, (value) => {
+        if (JSON.stringify(value) === undefined) return
+        sameAsStringify(value)
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  test('objects with toJSON, a null prototype, integer-like keys and parts longer than one flush', () => {
+    const big = Array.from({ length: 3_000 }, (_, i) => ({
+      id: `tool-${i}`,
+      text: 'é🙂'.repeat(50 + (i % 7)),
+    }))
+    sameAsStringify({ tools: big, when: new Date(0), 2: 'two', 1: ['one', undefined] })
+    sameAsStringify(Object.assign(Object.create(null), { a: [1, { b: 2 }], c: undefined }))
+    sameAsStringify({ toJSON: () => ({ replaced: true }) })
+    sameAsStringify([])
+    sameAsStringify({})
+    sameAsStringify('plain')
+  })
+
+  test('a real-world spec, as parsed', () => {
+    const spec: unknown = JSON.parse(
+      readFileSync(fromRoot('test', 'fixtures', 'real-world', 'kubernetes-v1.13.json'), 'utf8'),
+    )
+    sameAsStringify(spec)
+  })
+})
