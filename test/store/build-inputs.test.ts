@@ -43,6 +43,23 @@ test('the disk reader’s digest is the SHA-256 of the file’s bytes, the same 
   assert.notEqual(await reader.digest(join(dir, 'a.yaml'), dir), expected)
 })
 
+test('the disk reader reads a file of any size whole: past a MiB, empty, and exactly at maxBytes', async (t) => {
+  const dir = await tempDir(t)
+  // Multi-byte characters across the 1 MiB mark (the reader once read in 1 MiB chunks).
+  const bytes = Buffer.from(`# ${'a'.repeat(1024 * 1024 - 3)}é€😀 ${'b'.repeat(4097)}\nopenapi: 3.1.0\n`)
+  await writeFile(join(dir, 'big.yaml'), bytes)
+  await writeFile(join(dir, 'empty.yaml'), '')
+  const reader = createFsSourceReader()
+  const read = await reader.readTextWithDigest(join(dir, 'big.yaml'), dir)
+  assert.equal(read.text, bytes.toString('utf8'))
+  assert.equal(read.digest, createHash('sha256').update(bytes).digest('hex'))
+  assert.equal(await reader.readText(join(dir, 'empty.yaml'), dir), '')
+  const exact = createFsSourceReader({ maxBytes: bytes.length })
+  assert.equal(await exact.readText(join(dir, 'big.yaml'), dir), bytes.toString('utf8'))
+  const under = createFsSourceReader({ maxBytes: bytes.length - 1 })
+  await assert.rejects(under.readText(join(dir, 'big.yaml'), dir), { code: 'source-too-large' })
+})
+
 test('the digest refuses what readText refuses, with the same problem code and message', async (t) => {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'big.yaml'), 'x'.repeat(100))
