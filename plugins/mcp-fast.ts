@@ -232,8 +232,11 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
     return head
   }
 
-  /** Answers `fast` and resolves true, or resolves false without touching the reply (a cursor it does not know). */
-  return async function answer(reply: FastifyReply, fast: FastRequest, call: McpCall): Promise<boolean> {
+  /**
+   * Answers `fast` and says true, or says false without touching the reply (a cursor it does not
+   * know). Lists are answered at once; a tool call's answer is a promise.
+   */
+  return function answer(reply: FastifyReply, fast: FastRequest, call: McpCall): boolean | Promise<true> {
     if (fast.method === 'server/discover') {
       write(reply, discover, idTail(fast.id))
       return true
@@ -248,6 +251,14 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
       write(reply, head, idTail(fast.id))
       return true
     }
+    return answerCall(reply, fast, call)
+  }
+
+  async function answerCall(
+    reply: FastifyReply,
+    fast: Extract<FastRequest, { method: 'tools/call' }>,
+    call: McpCall,
+  ): Promise<true> {
     let body: string
     try {
       const result = await mcpScope(fastify, call).callTool(fast.name, fast.args, clientGone(reply))

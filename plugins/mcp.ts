@@ -178,7 +178,11 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       ...(refused ? { refused } : {}),
     }
     const fast = options.sdkOnly ? undefined : fastRequest(message, request.headers, call.mode)
-    if (fast && (await answerFast(reply, fast, call))) return
+    if (fast) {
+      // Lists are answered at once (true or false), a tool call through a promise.
+      const answered = answerFast(reply, fast, call)
+      if (answered === true || (answered !== false && (await answered))) return
+    }
     // The SDK writes the response itself: hand it the headers hooks already set (CORS, versions).
     for (const [name, value] of Object.entries(reply.getHeaders()))
       if (value !== undefined) reply.raw.setHeader(name, value)
