@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http'
+import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http'
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -111,9 +111,22 @@ const envelopes = new Map<string, boolean>()
 const ENVELOPES_KEPT = 64
 const ENVELOPE_MAX_CHARS = 1024
 
+/**
+ * The envelopes judged last (a copy of each, most recent first), compared as values before the
+ * JSON text is built: issue 20's profile of server/discover had `JSON.stringify(meta)` and its
+ * lookup at ~70 % of the body's JSON.parse. A client sends the same envelope every time.
+ */
+interface Judged {
+  readonly meta: unknown
+  readonly verdict: boolean
+}
+const recent: Judged[] = []
+const RECENT_KEPT = 8
+
 function modernEnvelope(meta: unknown): boolean {
   if (!isRecord(meta) || meta[PROTOCOL_VERSION_META_KEY] !== MODERN || !onlyKeys(meta, ENVELOPE_KEYS))
     return false
+  for (const judged of recent) if (sameJson(meta, judged.meta)) return judged.verdict
   const text = JSON.stringify(meta)
   if (text.length > ENVELOPE_MAX_CHARS) return false
   let verdict = envelopes.get(text)
@@ -128,7 +141,34 @@ function modernEnvelope(meta: unknown): boolean {
     if (envelopes.size >= ENVELOPES_KEPT) envelopes.clear()
     envelopes.set(text, verdict)
   }
+  recent.unshift({ meta: JSON.parse(text), verdict })
+  if (recent.length > RECENT_KEPT) recent.pop()
   return verdict
+}
+
+/**
+ * Whether the parsed JSON `value` is the JSON value `kept`, key order aside (what the SDK's
+ * verdict depends on). The walk follows `kept`, a judged envelope of at most 1,024 characters,
+ * so a large or deep `value` costs no more than that.
+ */
+export function sameJson(value: unknown, kept: unknown): boolean {
+  if (value === kept) return true
+  if (typeof kept !== 'object' || kept === null || typeof value !== 'object' || value === null) return false
+  if (Array.isArray(kept)) {
+    if (!Array.isArray(value) || value.length !== kept.length) return false
+    for (let i = 0; i < kept.length; i++) if (!sameJson(value[i], kept[i])) return false
+    return true
+  }
+  if (Array.isArray(value)) return false
+  const mine = value as Record<string, unknown>
+  const theirs = kept as Record<string, unknown>
+  let keys = 0
+  for (const key in theirs) {
+    keys++
+    if (!Object.hasOwn(mine, key) || !sameJson(mine[key], theirs[key])) return false
+  }
+  for (const _key in mine) if (--keys < 0) return false
+  return true
 }
 
 interface CacheHint {
@@ -192,8 +232,11 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
     return head
   }
 
-  /** Answers `fast` and resolves true, or resolves false without touching the reply (a cursor it does not know). */
-  return async function answer(reply: FastifyReply, fast: FastRequest, call: McpCall): Promise<boolean> {
+  /**
+   * Answers `fast` and says true, or says false without touching the reply (a cursor it does not
+   * know). Lists are answered at once; a tool call's answer is a promise.
+   */
+  return function answer(reply: FastifyReply, fast: FastRequest, call: McpCall): boolean | Promise<true> {
     if (fast.method === 'server/discover') {
       write(reply, discover, idTail(fast.id))
       return true
@@ -208,6 +251,14 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
       write(reply, head, idTail(fast.id))
       return true
     }
+    return answerCall(reply, fast, call)
+  }
+
+  async function answerCall(
+    reply: FastifyReply,
+    fast: Extract<FastRequest, { method: 'tools/call' }>,
+    call: McpCall,
+  ): Promise<true> {
     let body: string
     try {
       const result = await mcpScope(fastify, call).callTool(fast.name, fast.args, clientGone(reply))
@@ -245,14 +296,17 @@ function errorAnswer(id: Id, err: unknown): string {
  * Writes a JSON answer the way the SDK's Node adapter does (the headers hooks set, then status and
  * content type, no onSend), with a length instead of chunks. A page's bytes are written as they
  * are, the id's `tail` after them (not copied into one buffer); a string head goes with its tail.
+ * The headers go to Node in one writeHead, as Fastify's own send passes them, not one setHeader
+ * each (issue 20: the per-header calls were a tenth of server/discover's route).
  */
 function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
-  const res = reply.raw
-  for (const [name, value] of Object.entries(reply.getHeaders()))
-    if (value !== undefined) res.setHeader(name, value)
+  const headers = reply.getHeaders()
+  headers['content-type'] = 'application/json'
+  headers['content-length'] = Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
+  for (const name in headers) if (headers[name] === undefined) delete headers[name]
   reply.hijack()
-  const length = Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': length })
+  const res = reply.raw
+  res.writeHead(200, headers as OutgoingHttpHeaders)
   if (tail === undefined) res.end(head)
   else if (typeof head === 'string') res.end(head + tail)
   else {

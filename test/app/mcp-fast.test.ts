@@ -11,9 +11,12 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { startExampleUpstream } from '../../examples/upstream/server.js'
+import { reachesDepth } from '../../plugins/mcp.js'
+import { sameJson } from '../../plugins/mcp-fast.js'
 import { buildApp } from '../../src/app.js'
 import type { SourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
+import { nestsDeeperThan } from '../../src/executor/index.js'
 import { configFile, exampleConfigYaml } from '../helpers/app.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { MEMORY_DIR, memoryReader, openapi } from '../helpers/memory-catalog.js'
@@ -441,5 +444,120 @@ clients:
       },
     ]
     for (const ask of deviants) await same(twin, ask, 'sdk')
+  })
+})
+
+/** The same JSON value with its object keys in another order (what the SDK's verdict ignores). */
+function reordered(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(reordered)
+  if (value === null || typeof value !== 'object') return value
+  const copy: Record<string, unknown> = {}
+  for (const key of Object.keys(value).reverse())
+    Object.defineProperty(copy, key, {
+      value: reordered((value as Record<string, unknown>)[key]),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  return copy
+}
+
+/** JSON text with object keys sorted: equal texts are equal values, key order aside. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value === null || typeof value !== 'object') return JSON.stringify(value)
+  const keys = Object.keys(value).sort()
+  return `{${keys.map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`
+}
+
+/** Values as JSON.parse makes them, an own `__proto__` key among the possible ones. */
+const parsedJson = fc
+  .jsonValue({ maxDepth: 6 })
+  .chain((value) =>
+    fc.constantFrom(
+      value,
+      JSON.parse(`{"__proto__":${JSON.stringify(value)}}`),
+      JSON.parse(`[{"__proto__":{"a":${JSON.stringify(value)}}}]`),
+    ),
+  )
+
+describe("the fast path's checks of a parsed message", () => {
+  test('reachesDepth is nestsDeeperThan, for every depth, deep nests and __proto__ keys included', () => {
+    const nested = fc
+      .tuple(fc.integer({ min: 0, max: 300 }), fc.constantFrom('{"a":', '[', '{"__proto__":'), parsedJson)
+      .map(([levels, open, inner]) => {
+        const close = open === '[' ? ']' : '}'
+        return JSON.parse(`${open.repeat(levels)}${JSON.stringify(inner)}${close.repeat(levels)}`) as unknown
+      })
+    fc.assert(
+      fc.property(fc.oneof(parsedJson, nested), fc.integer({ min: 0, max: 310 }), (value, depth) => {
+        if (value === null || typeof value !== 'object') return
+        assert.equal(reachesDepth(value, depth), nestsDeeperThan(value, depth))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  test('sameJson is JSON equality with key order aside', () => {
+    fc.assert(
+      fc.property(parsedJson, parsedJson, (a, b) => {
+        assert.equal(sameJson(a, JSON.parse(JSON.stringify(a))), true)
+        assert.equal(sameJson(reordered(a), a), true)
+        assert.equal(sameJson(a, b), canonical(a) === canonical(b))
+      }),
+      { numRuns: 500 },
+    )
+    assert.equal(sameJson({ a: 1 }, { a: 1, b: undefined }), false)
+    assert.equal(sameJson({ a: [1, 2] }, { a: { 0: 1, 1: 2 } }), false)
+    assert.equal(sameJson(JSON.parse('{"__proto__":{}}'), {}), false)
+  })
+
+  test('envelopes judged before, in any key order, get the verdict the SDK gives each', async (t) => {
+    const twin = await exampleTwins(t)
+    const VERSION = 'io.modelcontextprotocol/protocolVersion'
+    const INFO = 'io.modelcontextprotocol/clientInfo'
+    const CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+    // A small pool, so that envelopes repeat (the remembered verdicts) and near-misses follow each other.
+    const infos = fc.constantFrom<unknown>(
+      { name: 'a', version: '1' },
+      { name: 'a', version: '1.0' },
+      { name: 'b', version: '1' },
+      { name: 'a', version: '1', title: 'A' },
+      { name: 'a' },
+      { name: 1, version: '1' },
+      { name: 'a', version: ['1'] },
+      'a',
+      null,
+      [],
+    )
+    const capabilities = fc.constantFrom<unknown>(
+      {},
+      { sampling: {} },
+      { roots: { listChanged: true } },
+      { roots: { listChanged: 'yes' } },
+      { elicitation: {}, sampling: {} },
+      { experimental: { x: { y: [1, { z: null }] } } },
+      7,
+      [],
+      null,
+    )
+    const envelope = fc
+      .record(
+        { version: fc.constantFrom(MODERN, MODERN, MODERN, '2025-11-25'), info: infos, capabilities },
+        { requiredKeys: ['version'] },
+      )
+      .map(({ version, info, capabilities }) => ({
+        [VERSION]: version,
+        ...(info === undefined ? {} : { [INFO]: info }),
+        ...(capabilities === undefined ? {} : { [CAPABILITIES]: capabilities }),
+      }))
+    await fc.assert(
+      fc.asyncProperty(envelope, fc.boolean(), async (meta, reverse) => {
+        const sent = reverse ? reordered(meta) : meta
+        await same(twin, { method: 'server/discover', meta: sent })
+        await same(twin, { method: 'tools/list', meta: sent, id: 'list' })
+      }),
+      { numRuns: 150 },
+    )
   })
 })
