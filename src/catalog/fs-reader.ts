@@ -189,21 +189,43 @@ function tooLarge(path: string, size: string, maxBytes: number): SourceReadError
   )
 }
 
-/** A read that outlives the bound (a stalled network mount) is abandoned and reported; its handle closes when it ends. */
+/**
+ * A read that outlives the bound (a stalled network mount) is abandoned and reported; its handle
+ * closes when it ends. The bound counts the time the read could have run, not the time this thread
+ * spent on other work: files are read and parsed side by side, and a long parse (a 10 MB YAML
+ * file on a busy box: seconds) used to let the timer fire before the finished read's callback
+ * could run — a spec dropped as `source-read-timeout` for our own stall. The bound is counted in
+ * slices of a tenth of it (at most 100 ms); a slice whose timer fires more than a slice late
+ * spanned a stall of the event loop and counts for nothing, however many stalls a read meets.
+ * (A loop stalled for good is the build's timeout's to stop.)
+ */
 function withTimeout<T>(work: Promise<T>, timeoutMs: number, path: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
+    let counted = 0
+    const sliceMs = Math.max(1, Math.min(TIMEOUT_SLICE_MS, timeoutMs / TIMEOUT_SLICES))
+    const arm = () => {
+      const slice = Math.min(sliceMs, timeoutMs - counted)
+      const armedAt = performance.now()
+      timer = setTimeout(() => {
+        const elapsed = performance.now() - armedAt
+        if (elapsed <= 2 * slice) counted += Math.min(elapsed, slice)
+        // A timer may fire a fraction of a millisecond early: what is left under 1 ms is spent.
+        if (timeoutMs - counted >= 1) return arm()
         reject(
           new SourceReadError(
             'source-read-timeout',
             `reading ${path} took longer than ${timeoutMs} ms (limits.readTimeoutMs); it is not read`,
           ),
-        ),
-      timeoutMs,
-    )
+        )
+      }, slice)
+    }
+    arm()
   })
   work.catch(() => {}) // its failure after the timeout has nobody to tell
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
 }
+
+/** The read bound is counted in this many slices, each at most TIMEOUT_SLICE_MS. */
+const TIMEOUT_SLICES = 10
+const TIMEOUT_SLICE_MS = 100

@@ -196,6 +196,28 @@ describe('the catalog over a hostile directory (in process)', () => {
     assert.equal(problem?.file, 'slow.yaml')
     assert.match(problem.message, /longer than 1 ms/)
   })
+
+  test('limits.readTimeoutMs counts the time a read could run: the event loop busy elsewhere (a long parse) never times a read out', async (t) => {
+    const dir = await tempDir(t)
+    const text = serviceSpec([1])
+    await writeFile(join(dir, 'a.yaml'), text)
+    const timeoutMs = 50
+    const reader = createFsSourceReader({ timeoutMs })
+    // The thread stalls 1–4 times (other files' parses), 2–8 bounds each, after 0–3 turns of the loop.
+    const stall = fc.record({ bounds: fc.integer({ min: 2, max: 8 }), turns: fc.integer({ min: 0, max: 3 }) })
+    await fc.assert(
+      fc.asyncProperty(fc.array(stall, { minLength: 1, maxLength: 4 }), async (stalls) => {
+        const read = reader.readText(join(dir, 'a.yaml'), dir)
+        for (const { bounds, turns } of stalls) {
+          for (let turn = 0; turn < turns; turn++) await new Promise(setImmediate)
+          const until = performance.now() + bounds * timeoutMs
+          while (performance.now() < until); // a synchronous parse elsewhere
+        }
+        assert.equal(await read, text)
+      }),
+      { numRuns: 12 },
+    )
+  })
 })
 
 describe('spec names that are Object.prototype names (class 8)', () => {
