@@ -11,7 +11,12 @@ import {
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { DISCOVER_VIEW } from '../src/catalog/index.js'
-import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH, type Violation } from '../src/executor/index.js'
+import {
+  checkArgumentValues,
+  DEFAULT_ARGUMENT_DEPTH,
+  nestsDeeperThan,
+  type Violation,
+} from '../src/executor/index.js'
 import { renderMcpContext } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
@@ -141,7 +146,7 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     // message validation recurses, and deep enough arguments overflowed it into -32603. The SDK
     // then sees `{}` and the tool's handler answers the refusal as an isError result.
     const refused = refuseArgumentsEarly(message as McpMessage, argumentDepth)
-    if (reachesDepth(message as object, argumentDepth + ENVELOPE_DEPTH))
+    if (nestsDeeperThan(message, argumentDepth + ENVELOPE_DEPTH))
       return reply
         .code(400)
         .send(
@@ -222,26 +227,6 @@ function invalidEnvelope(message: unknown): string | undefined {
 
 function rpcError(code: number, message: string, id: string | number | null = null) {
   return { jsonrpc: '2.0', id, error: { code, message } }
-}
-
-/**
- * Whether an object or array lies `depth` levels below `value` or deeper (`value` itself is level
- * 0): nestsDeeperThan for a parsed message, by recursion bounded by `depth` (at most 264: the
- * argument depth's limit and the envelope), with no allocation per value. Issue 20: the
- * allocating walk cost a third of the body's JSON.parse on server/discover.
- */
-export function reachesDepth(value: object, depth: number): boolean {
-  if (depth <= 0) return true
-  if (Array.isArray(value)) {
-    for (const item of value)
-      if (typeof item === 'object' && item !== null && reachesDepth(item, depth - 1)) return true
-    return false
-  }
-  for (const key in value) {
-    const child = (value as Record<string, unknown>)[key]
-    if (typeof child === 'object' && child !== null && reachesDepth(child, depth - 1)) return true
-  }
-  return false
 }
 
 interface McpMessage {

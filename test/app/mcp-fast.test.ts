@@ -11,7 +11,6 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { startExampleUpstream } from '../../examples/upstream/server.js'
-import { reachesDepth } from '../../plugins/mcp.js'
 import { sameJson } from '../../plugins/mcp-fast.js'
 import { buildApp } from '../../src/app.js'
 import type { SourceReader } from '../../src/catalog/index.js'
@@ -482,7 +481,19 @@ const parsedJson = fc
   )
 
 describe("the fast path's checks of a parsed message", () => {
-  test('reachesDepth is nestsDeeperThan, for every depth, deep nests and __proto__ keys included', () => {
+  /** The walk nestsDeeperThan was before issue 20 (iterative, allocating): the reference of the one MCP runs. */
+  const deeperByQueue = (value: unknown, max: number): boolean => {
+    const pending: { value: unknown; depth: number }[] = [{ value, depth: 0 }]
+    while (pending.length > 0) {
+      const { value: next, depth } = pending.pop()!
+      if (next === null || typeof next !== 'object') continue
+      if (depth >= max) return true
+      for (const child of Object.values(next)) pending.push({ value: child, depth: depth + 1 })
+    }
+    return false
+  }
+
+  test('nestsDeeperThan is the iterative walk it replaced, for every depth, deep nests and __proto__ keys included', () => {
     const nested = fc
       .tuple(fc.integer({ min: 0, max: 300 }), fc.constantFrom('{"a":', '[', '{"__proto__":'), parsedJson)
       .map(([levels, open, inner]) => {
@@ -492,7 +503,7 @@ describe("the fast path's checks of a parsed message", () => {
     fc.assert(
       fc.property(fc.oneof(parsedJson, nested), fc.integer({ min: 0, max: 310 }), (value, depth) => {
         if (value === null || typeof value !== 'object') return
-        assert.equal(reachesDepth(value, depth), nestsDeeperThan(value, depth))
+        assert.equal(nestsDeeperThan(value, depth), deeperByQueue(value, depth))
       }),
       { numRuns: 500 },
     )
