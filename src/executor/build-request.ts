@@ -77,8 +77,9 @@ export function buildRequest(
   let path = tool.path
   const query: string[] = []
   const cookies: string[] = []
-  const headers: Record<string, string> = {}
-  // Body property names are the spec's: `__proto__` must stay a key, `constructor` must not be inherited.
+  // Header and body property names are the spec's: `__proto__` must stay a key, `constructor`
+  // must not be inherited.
+  const headers: Record<string, string> = Object.create(null)
   const bodyArgs: Record<string, unknown> = Object.create(null)
   let whole: unknown
   for (const [key, target] of bindingsOf(tool)) {

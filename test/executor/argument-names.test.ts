@@ -71,12 +71,17 @@ const wildName = fc.oneof(
     '...',
     '_',
   ),
+  // Names an object already has: each must stay a key, never a prototype or an inherited value.
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'),
   fc.string({ unit: 'grapheme-ascii', minLength: 60, maxLength: 90 }),
   // Few distinct keys for many names: sanitizing makes them clash, often several ways.
   fc.stringMatching(/^a[!*~^?<> ]{0,2}$/),
 )
 /** HTTP can only carry tokens as header names, so a header parameter's name is one. */
-const headerName = fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}$/)
+const headerName = fc.oneof(
+  fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}$/),
+  fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty'),
+)
 const pathName = wildName.filter((name) => !/[{}/#?%]/.test(name) && name.trim() !== '')
 const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 })
 const headerValue = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,8}[A-Za-z0-9]$/)

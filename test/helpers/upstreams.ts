@@ -37,7 +37,7 @@ export async function startUpstream(
     const entry = {
       method: req.method ?? '',
       target: req.url ?? '',
-      headers: req.headers,
+      headers: headersOf(req),
       body: Buffer.concat(chunks),
     }
     received.push(entry)
@@ -54,6 +54,19 @@ export async function startUpstream(
   }
   t.after(close)
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received, close }
+}
+
+/**
+ * The request's headers as Node parses them, plus any name Node's parser leaves out of that
+ * object (a `__proto__` header is sent but is never an own key of `req.headers`).
+ */
+function headersOf(req: IncomingMessage): IncomingMessage['headers'] {
+  const headers: IncomingMessage['headers'] = Object.assign(Object.create(null), req.headers)
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase()
+    if (!Object.hasOwn(headers, name)) headers[name] = req.rawHeaders[i + 1]!
+  }
+  return headers
 }
 
 /** A port nothing listens on: bound, then closed. */
