@@ -35,27 +35,46 @@ interface CreateRoute {
   Body: { profile?: string; ttlSeconds?: number } | undefined
 }
 
-/** Manifests rendered once per catalog version, view and manifest version. */
-const manifests = new WeakMap<Catalog, Map<string, ServedDocument>>()
+/** Manifests rendered once per catalog version, view and manifest version (no key built per request). */
+const manifests = new WeakMap<Catalog, Map<string, Map<ManifestVersion, ServedDocument>>>()
 
 function manifestDocument(catalog: Catalog, view: string, version: ManifestVersion): ServedDocument {
-  let byKey = manifests.get(catalog)
-  if (!byKey) {
-    byKey = new Map()
-    manifests.set(catalog, byKey)
+  let byView = manifests.get(catalog)
+  if (!byView) {
+    byView = new Map()
+    manifests.set(catalog, byView)
   }
-  const key = `${view}\u0000${version}`
-  let document = byKey.get(key)
+  let byVersion = byView.get(view)
+  if (!byVersion) {
+    byVersion = new Map()
+    byView.set(view, byVersion)
+  }
+  let document = byVersion.get(version)
   if (!document) {
     document = new ServedDocument(renderManifest(catalog, view, version))
-    byKey.set(key, document)
+    byVersion.set(version, document)
   }
   return document
 }
 
 /** `Accept-Version`: absent → latest; an exact version or a semver range (`1`, `1.x`, `^1.0.0`) → highest match. */
 export function negotiateVersion(header: string | undefined): ManifestVersion | undefined {
-  if (header === undefined || header.trim() === '') return LATEST_MANIFEST_VERSION
+  if (header === undefined) return LATEST_MANIFEST_VERSION
+  // A client sends the same header on every request: semver parses each distinct one once. The
+  // first NEGOTIATED_MAX distinct values are kept, so random headers cannot grow it.
+  const known = negotiated.get(header)
+  if (known !== undefined) return known || undefined
+  const version = negotiate(header)
+  if (negotiated.size < NEGOTIATED_MAX) negotiated.set(header, version ?? '')
+  return version
+}
+
+const NEGOTIATED_MAX = 64
+/** Accept-Version values seen, with their answer ('' for none: a 406). */
+const negotiated = new Map<string, ManifestVersion | ''>()
+
+function negotiate(header: string): ManifestVersion | undefined {
+  if (header.trim() === '') return LATEST_MANIFEST_VERSION
   if (validRange(header.trim()) === null) return undefined
   return (maxSatisfying([...MANIFEST_VERSIONS], header.trim()) ?? undefined) as ManifestVersion | undefined
 }
@@ -137,7 +156,8 @@ export default async function manifest(fastify: FastifyInstance) {
 
   /**
    * Not an async function: one that returns the reply makes Fastify wait on it as a thenable
-   * (`Reply#then` listens for the response's end). The Redis GET is the only await.
+   * (`Reply#then` listens for the response's end). The Redis GET of a session not held here is
+   * the only await.
    */
   const serve = (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     if (!code || !SESSION_CODE_PATTERN.test(code)) return reply.code(400).send(ERRORS.badCode)
@@ -150,6 +170,13 @@ export default async function manifest(fastify: FastifyInstance) {
         supportedVersions: [...MANIFEST_VERSIONS],
       })
     }
+    // A session this process holds is answered here and now: no promise, no microtask, and
+    // Fastify's synchronous path (the handler returns undefined, the reply is sent).
+    const held = fastify.sessions.cached?.(code)
+    if (held !== undefined) {
+      answer(held, version, request, reply)
+      return
+    }
     return fastify.sessions.get(code).then((session) => {
       answer(session, version, request, reply)
     })
@@ -161,7 +188,7 @@ export default async function manifest(fastify: FastifyInstance) {
     reply: FastifyReply,
   ) => {
     const { catalog } = fastify.catalogStore.current()
-    const verdict = checkSession(session, new Date(), catalog)
+    const verdict = checkSession(session, Date.now(), catalog)
     if (verdict) {
       reply.code(verdict === 'expired' ? 403 : 401).send(ERRORS[verdict])
       return
@@ -175,8 +202,12 @@ export default async function manifest(fastify: FastifyInstance) {
   /** Whose view a manifest shows: the client presenting a token, else the one that created the session. */
   const viewer = (caller: Caller, creator: string | undefined): Caller => {
     if (caller.kind === 'client' || creator === undefined) return caller
-    const client = config.access.clients.find((known) => known.id === creator)
-    return client ? { kind: 'client', client } : caller
+    return creators.get(creator) ?? caller
+  }
+  // The configured clients as callers, once (the first of an id, as `find` would pick).
+  const creators = new Map<string, Caller>()
+  for (const client of config.access.clients) {
+    if (!creators.has(client.id)) creators.set(client.id, { kind: 'client', client })
   }
   const discovery = { config: { access: 'discovery' as const } }
   fastify.get<CodeRoute>('/api/sessions/:code/metadata', discovery, (request, reply) =>
@@ -195,9 +226,9 @@ export default async function manifest(fastify: FastifyInstance) {
 /** 401 unknown, 403 expired (within the grace period), or undefined when the session serves. */
 function checkSession(
   session: Session | undefined,
-  now: Date,
+  nowMs: number,
   catalog: Catalog,
 ): 'unknown' | 'expired' | undefined {
   if (!session || !catalog.views[session.profile]) return 'unknown'
-  return Date.parse(session.expiresAt) <= now.getTime() ? 'expired' : undefined
+  return Date.parse(session.expiresAt) <= nowMs ? 'expired' : undefined
 }

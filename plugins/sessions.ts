@@ -36,7 +36,14 @@ export default fp(
       else client.disconnect()
     })
     await fastify.register(fastifyRedis, { client, closeClient: false })
-    fastify.decorate('sessions', createRedisSessionStore(fastify.redis, { prefix: redisKeyPrefix }))
+    // Found sessions are cached in this process, kept consistent by Redis's invalidations
+    // (src/sessions/tracked-cache.ts) through two more connections, closed with the store.
+    const store = createRedisSessionStore(fastify.redis, {
+      prefix: redisKeyPrefix,
+      readCache: { onError: (err) => fastify.log.warn({ err: err.message }, 'redis connection error') },
+    })
+    fastify.addHook('onClose', () => store.close())
+    fastify.decorate('sessions', store)
     fastify.decorate('sessionStoreKind', 'redis' as const)
   },
   { name: 'sessions', dependencies: ['config'] },

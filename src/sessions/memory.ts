@@ -20,6 +20,12 @@ export function createMemorySessionStore(options: MemoryStoreOptions = {}): Sess
   const sweep = () => {
     for (const [code, session] of sessions) if (forgotten(session)) sessions.delete(code)
   }
+  const held = (code: string): Session | undefined => {
+    const session = sessions.get(code)
+    if (!session || !forgotten(session)) return session
+    sessions.delete(code)
+    return undefined
+  }
   let creations = 0
   return {
     async create(input) {
@@ -29,11 +35,9 @@ export function createMemorySessionStore(options: MemoryStoreOptions = {}): Sess
       return session
     },
     async get(code) {
-      const session = sessions.get(code)
-      if (!session || !forgotten(session)) return session
-      sessions.delete(code)
-      return undefined
+      return held(code)
     },
+    cached: held,
     async delete(code) {
       return sessions.delete(code)
     },

@@ -25,6 +25,12 @@ export interface SessionStore {
   create(input: NewSession): Promise<Session>
   /** The session, expired or not, while it is within its grace period; undefined once forgotten. */
   get(code: string): Promise<Session | undefined>
+  /**
+   * The session when this process already holds it, without waiting: what `get` would answer, or
+   * undefined when only `get` can tell (not held here, or unknown). A manifest request answers a
+   * held session within its handler, with no promise (bench row 2).
+   */
+  cached?(code: string): Session | undefined
   /** True when a session was deleted. */
   delete(code: string): Promise<boolean>
   /** 'ok', or 'unavailable' when the backing service does not answer. */

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { configFile, testApp } from '../helpers/app.js'
 import { privateRedis, REDIS_URL } from '../helpers/redis.js'
@@ -169,6 +170,69 @@ describe('sessions on Redis', () => {
     assert.equal((await two.inject(`/api/sessions/${code}/metadata`)).statusCode, 200)
     assert.equal((await two.inject({ method: 'DELETE', url: `/api/sessions/${code}` })).statusCode, 204)
     assert.equal((await one.inject(`/api/sessions/${code}/metadata`)).statusCode, 401)
+  })
+
+  test('a session held by this replica: 200 and 304 from it; deleted here → 401 at once; expired → 403', async (t) => {
+    const prefix = `toolgate-test:${Date.now()}:held:`
+    const app = await testApp(t, { REDIS_URL, REDIS_KEY_PREFIX: prefix })
+    const { code } = (await create(app)).json()
+    const url = `/api/sessions/${code}/metadata`
+    // Read until the store holds it (caching turns on once Redis confirms tracking).
+    for (let i = 0; i < 100 && app.sessions.cached?.(code) === undefined; i++) {
+      assert.equal((await app.inject(url)).statusCode, 200)
+      await sleep(20)
+    }
+    assert.ok(app.sessions.cached?.(code), 'held')
+    const first = await app.inject(url)
+    assert.equal(first.statusCode, 200)
+    assert.equal(first.headers['api-version'], '1.1.0')
+    assert.equal(first.headers['tool-manifest-version'], '1.1.0')
+    assert.equal(first.headers['supported-versions'], '1.0.0, 1.1.0')
+    const old = await app.inject({ url, headers: { 'accept-version': '1.0.0' } })
+    assert.equal(old.headers['api-version'], '1.0.0')
+    assert.notEqual(old.body, first.body)
+    const etag = String(first.headers.etag)
+    const unchanged = await app.inject({ url, headers: { 'if-none-match': etag } })
+    assert.deepEqual([unchanged.statusCode, unchanged.body], [304, ''])
+    assert.equal(unchanged.headers.etag, etag)
+    const query = await app.inject(`/api/metadata?code=${code}`)
+    assert.equal(query.body, first.body)
+    assert.equal((await app.inject({ url, headers: { 'accept-version': '^2' } })).statusCode, 406)
+    assert.equal((await app.inject({ method: 'DELETE', url: `/api/sessions/${code}` })).statusCode, 204)
+    const deleted = await app.inject(url)
+    assert.deepEqual([deleted.statusCode, deleted.json()], [401, { error: 'Session not found or invalid' }])
+
+    const short = (await create(app, { ttlSeconds: 1 })).json().code
+    const shortUrl = `/api/sessions/${short}/metadata`
+    for (let i = 0; i < 40 && app.sessions.cached?.(short) === undefined; i++) await app.inject(shortUrl)
+    assert.ok(app.sessions.cached?.(short), 'held')
+    await sleep(1_100)
+    assert.ok(app.sessions.cached?.(short), 'still held: expired, within its grace period')
+    const expired = await app.inject(shortUrl)
+    assert.deepEqual([expired.statusCode, expired.json()], [403, { error: 'Session expired' }])
+  })
+
+  test('Accept-Version: a repeated header answers as the first time (semver parses it once)', async () => {
+    const { negotiateVersion } = await import('../../plugins/manifest.js')
+    const { maxSatisfying, validRange } = await import('semver')
+    const reference = (header: string) => {
+      if (header.trim() === '') return '1.1.0'
+      if (validRange(header.trim()) === null) return undefined
+      return maxSatisfying(['1.0.0', '1.1.0'], header.trim()) ?? undefined
+    }
+    const headers = fc.oneof(
+      fc.constantFrom('1', '1.x', '^1.0.0', '~1.0', '2', 'banana', '', ' ', '*', '>=1.0.0 <1.1.0', '1.0.0'),
+      fc.string({ maxLength: 12 }),
+    )
+    // More distinct values than are kept: those past the bound are negotiated every time, the same.
+    fc.assert(
+      fc.property(fc.array(headers, { minLength: 1, maxLength: 200 }), (values) => {
+        for (const value of [...values, ...values])
+          assert.equal(negotiateVersion(value), reference(value), value)
+      }),
+      { numRuns: 100 },
+    )
+    assert.equal(negotiateVersion(undefined), '1.1.0')
   })
 
   test('Redis stopped: session routes answer 503 at once, the rest serves, /ready stays 200 (degraded); then it recovers', async (t) => {

@@ -52,6 +52,34 @@ export function sessionStoreBehaviour(name: string, factory: StoreFactory): void
     assert.equal(await store.get(session.code), undefined, 'forgotten after the grace period')
   })
 
+  test(`${name}: cached (where the store has it) answers what get answers, or undefined; never more`, async (t) => {
+    const { store, clock } = await setup(t, 2)
+    // What cached may say about `code` now: nothing, or exactly get's answer.
+    const agrees = async (code: string, label: string) => {
+      const held = store.cached?.(code)
+      const got = await store.get(code)
+      if (held !== undefined) assert.deepEqual(held, got, label)
+      const after = store.cached?.(code)
+      if (after !== undefined) assert.deepEqual(after, got, `${label} (after get)`)
+      return got
+    }
+    assert.equal(store.cached?.('A'.repeat(32)), undefined, 'unknown')
+    assert.equal(await agrees('A'.repeat(32), 'unknown'), undefined)
+    const session = await store.create({ profile: 'discover', ttlSeconds: 1 })
+    assert.deepEqual(await agrees(session.code, 'fresh'), session)
+    clock.now = new Date(clock.now.getTime() + 1_500)
+    assert.deepEqual(await agrees(session.code, 'expired within grace'), session)
+    const gone = await store.create({ profile: 'discover', ttlSeconds: 60 })
+    await agrees(gone.code, 'before delete')
+    assert.equal(await store.delete(gone.code), true)
+    assert.equal(store.cached?.(gone.code), undefined, 'deleted here: not held a moment longer')
+    assert.equal(await agrees(gone.code, 'deleted'), undefined)
+    await new Promise((resolve) => setTimeout(resolve, 3_200))
+    clock.now = new Date(clock.now.getTime() + 3_200)
+    assert.equal(store.cached?.(session.code), undefined, 'forgotten after the grace period')
+    assert.equal(await agrees(session.code, 'forgotten'), undefined)
+  })
+
   test(`${name}: health is ok`, async (t) => {
     const { store } = await setup(t)
     assert.equal(await store.health(), 'ok')
