@@ -8,6 +8,7 @@ import {
   createUpstreamClient,
   type Executor,
   type ServiceSettings,
+  type ToolCall,
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
@@ -86,12 +87,14 @@ async function tools(fastify: FastifyInstance) {
     const body = readCallBody(request.body)
     if (!body) throw new errors.toolBodyInvalid()
     const approval = request.headers['x-toolgate-approval']
-    const toolCall = {
+    // One object per call, the cancellation in it only when the call is sent (no spreads per call).
+    const toolCall: ToolCall = {
       tool,
       arguments: body.arguments,
       requestId: request.id,
-      ...(body.accessToken ? { accessToken: body.accessToken } : {}),
-      ...(typeof approval === 'string' ? { approval } : {}),
+      accessToken: body.accessToken,
+      approval: typeof approval === 'string' ? approval : undefined,
+      signal: dryRun ? undefined : clientGone(reply),
     }
     const scope = { service: snapshot.serviceOf(tool), validator: snapshot.validator }
     // A dry run is no call: not counted in toolgate_tool_calls_total, nothing upstream to observe.
@@ -110,7 +113,7 @@ async function tools(fastify: FastifyInstance) {
       })
     }
     fastify.gatewayMetrics.toolCalled(client, 'rest')
-    const outcome = await executor.execute({ ...toolCall, signal: clientGone(reply) }, scope)
+    const outcome = await executor.execute(toolCall, scope)
     // Built only when it is written: at the production level (warn) a call logs nothing.
     if (logsInfo(request.log)) request.log.info({ ...summary(tool.id, outcome), client }, 'tool call')
     return sendOutcome(reply, outcome)
@@ -134,7 +137,8 @@ function readDryRun(value: unknown): boolean {
 export function clientGone(reply: FastifyReply): CancelSignal {
   const gone = new CancelSignal()
   const response = reply.raw
-  response.once('close', () => {
+  // `on`, not `once`: a response closes once, and `once` wraps the listener in two more objects.
+  response.on('close', () => {
     if (!response.writableFinished) gone.abort()
   })
   return gone

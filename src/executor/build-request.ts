@@ -32,8 +32,8 @@ export interface RequestContext {
   readonly baseUrl: URL
   readonly credentials: ServiceCredentials
   /** Opal's access token, when the service forwards it. */
-  readonly bearerOverride?: string
-  readonly requestId?: string
+  readonly bearerOverride?: string | undefined
+  readonly requestId?: string | undefined
   readonly userAgent: string
   /** A dry run: credentials (and the forwarded token) are written as `[redacted]`. */
   readonly redactCredentials?: boolean
@@ -124,20 +124,20 @@ export function buildRequest(
     })
   if (violations.length > 0) return { ok: false, violations }
   Object.assign(headers, auth.headers)
-  const cookieHeader = [...cookies, ...auth.cookies].join('; ')
+  const cookieHeader = (auth.cookies.length > 0 ? cookies.concat(auth.cookies) : cookies).join('; ')
   if (cookieHeader) headers.cookie = cookieHeader
   if (body?.contentType) headers['content-type'] = body.contentType
   headers.accept ??= 'application/json, text/plain;q=0.9, */*;q=0.8'
   headers['user-agent'] = context.userAgent
   if (context.requestId) headers['x-request-id'] = context.requestId
-  const basePath = basePathOf(context.baseUrl)
-  const search = [...query, ...auth.query].join('&')
+  const base = baseOf(context.baseUrl)
+  const search = (auth.query.length > 0 ? query.concat(auth.query) : query).join('&')
   return {
     ok: true,
     request: {
       method: tool.method.toUpperCase(),
-      origin: context.baseUrl.origin,
-      path: `${basePath}${neutralizeDotSegments(path)}${search ? `?${search}` : ''}`,
+      origin: base.origin,
+      path: `${base.path}${neutralizeDotSegments(path)}${search ? `?${search}` : ''}`,
       headers,
       ...(body ? { body: body.body } : {}),
     },
@@ -168,16 +168,19 @@ function bindingsOf(tool: Tool): readonly (readonly [string, Tool['binding']['ar
   return entries
 }
 
-/** A base URL's path without its trailing slashes, once per parsed base URL (they are cached per tool). */
-const basePaths = new WeakMap<URL, string>()
+/**
+ * A base URL's origin, and its path without trailing slashes, once per parsed base URL (they are
+ * cached per tool): `URL#origin` builds a new string on every read.
+ */
+const bases = new WeakMap<URL, { readonly origin: string; readonly path: string }>()
 
-function basePathOf(url: URL): string {
-  let path = basePaths.get(url)
-  if (path === undefined) {
-    path = url.pathname.replace(/\/+$/, '')
-    basePaths.set(url, path)
+function baseOf(url: URL): { readonly origin: string; readonly path: string } {
+  let base = bases.get(url)
+  if (base === undefined) {
+    base = { origin: url.origin, path: url.pathname.replace(/\/+$/, '') }
+    bases.set(url, base)
   }
-  return path
+  return base
 }
 
 /** A path value of `.` or `..` is encoded, so no argument can climb out of the template. */

@@ -16,7 +16,7 @@ import type { ArgumentValidator } from './validate-arguments.js'
 export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 2, baseDelayMs: 100, maxDelayMs: 2_000 }
 
 /** Upstream headers a caller may need: where a created resource is, when to retry, pagination. */
-const PASSED_HEADERS = ['location', 'retry-after', 'etag', 'last-modified', 'link']
+const PASSED_HEADERS = ['location', 'retry-after', 'etag', 'last-modified', 'link'] as const
 
 export interface ServiceSettings {
   readonly upstream?: string
@@ -98,8 +98,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       credentials: deps.credentials,
       userAgent: deps.userAgent,
       redactCredentials,
-      ...(settings.forwardAccessToken && call.accessToken ? { bearerOverride: call.accessToken } : {}),
-      ...(call.requestId ? { requestId: call.requestId } : {}),
+      bearerOverride: (settings.forwardAccessToken && call.accessToken) || undefined,
+      requestId: call.requestId,
     })
     if (!built.ok) return invalidArguments(tool, built.violations)
     const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
@@ -121,8 +121,8 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const result = await deps.client.send(request, {
         idempotent: tool.safety.idempotent,
         retry: tool.retry ?? DEFAULT_RETRY,
-        ...(settings.timeoutMs ? { timeoutMs: settings.timeoutMs } : {}),
-        ...(call.signal ? { signal: call.signal } : {}),
+        timeoutMs: settings.timeoutMs || undefined,
+        signal: call.signal,
       })
       deps.observe?.({
         service: scope.service.id,
