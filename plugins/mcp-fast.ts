@@ -89,12 +89,11 @@ export function fastRequest(
     return undefined
   if (!isRecord(params) || !onlyKeys(params, PARAM_KEYS[method]) || !modernEnvelope(params._meta))
     return undefined
-  const ok = { method, id: id as Id }
-  if (method === 'server/discover') return { ...ok, method }
+  if (method === 'server/discover') return { method, id: id as Id }
   if (method === 'tools/list') {
     const { cursor } = params
     if (cursor !== undefined && (typeof cursor !== 'string' || mode === 'search')) return undefined
-    return { ...ok, method, cursor }
+    return { method, id: id as Id, cursor }
   }
   const { name, arguments: args } = params
   // Mcp-Name mirrors the name; a `=?base64?…?=` value the SDK would decode first.
@@ -103,7 +102,7 @@ export function fastRequest(
   // The SDK's request validation copies the arguments, and its copy drops an own `__proto__` key
   // (the tool would see other arguments): left to it.
   if (args !== undefined && (!isRecord(args) || Object.hasOwn(args, '__proto__'))) return undefined
-  return { ...ok, method, name, args: args ?? {} }
+  return { method, id: id as Id, name, args: args ?? {} }
 }
 
 /** The SDK's verdict on a `_meta` envelope, by its JSON text: clients send the same one every time. */
@@ -300,15 +299,19 @@ function errorAnswer(id: Id, err: unknown): string {
  * each (issue 20: the per-header calls were a tenth of server/discover's route).
  */
 function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
+  const whole = typeof head === 'string' && tail !== undefined ? head + tail : undefined
   const headers = reply.getHeaders()
   headers['content-type'] = 'application/json'
-  headers['content-length'] = Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
+  headers['content-length'] =
+    whole !== undefined
+      ? Buffer.byteLength(whole)
+      : Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
   for (const name in headers) if (headers[name] === undefined) delete headers[name]
   reply.hijack()
   const res = reply.raw
   res.writeHead(200, headers as OutgoingHttpHeaders)
-  if (tail === undefined) res.end(head)
-  else if (typeof head === 'string') res.end(head + tail)
+  if (whole !== undefined) res.end(whole)
+  else if (tail === undefined) res.end(head)
   else {
     res.write(head)
     res.end(tail)

@@ -129,25 +129,40 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
   )
   fastify.addHook('onClose', async () => modern.close())
 
-  fastify.post<McpRoute>('/mcp', { config: { access: 'mcp' } }, async (request, reply) => {
+  /** The SDK writes the response itself: it gets the headers hooks already set (CORS, versions). */
+  const viaSdk = async (request: FastifyRequest, reply: FastifyReply, message: unknown, call: McpCall) => {
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value)
+    reply.hijack()
+    await calls.run(call, () => serve(request.raw, reply.raw, message))
+  }
+
+  // Not async: a list or server/discover on the fast path is answered within the call, with no
+  // promise per request (issue 20); a tool call and the SDK return theirs. Every other answer is
+  // sent here, and the handler returns nothing, as Fastify's synchronous handlers do.
+  fastify.post<McpRoute>('/mcp', { config: { access: 'mcp' } }, (request, reply) => {
     let message: unknown
     try {
       message = JSON.parse(request.body ?? '')
     } catch (err) {
-      return reply
-        .code(400)
-        .send(rpcError(ProtocolErrorCode.ParseError, `Parse error: ${(err as Error).message}`))
+      reply.code(400).send(rpcError(ProtocolErrorCode.ParseError, `Parse error: ${(err as Error).message}`))
+      return
     }
     const invalid = invalidEnvelope(message)
-    if (invalid)
-      return reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
-    if (request.rateLimited) return answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
+    if (invalid) {
+      reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
+      return
+    }
+    if (request.rateLimited) {
+      answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
+      return
+    }
     // Arguments are checked at the edge as on every surface, here before the SDK parses them: its
     // message validation recurses, and deep enough arguments overflowed it into -32603. The SDK
     // then sees `{}` and the tool's handler answers the refusal as an isError result.
     const refused = refuseArgumentsEarly(message as McpMessage, argumentDepth)
-    if (nestsDeeperThan(message, argumentDepth + ENVELOPE_DEPTH))
-      return reply
+    if (nestsDeeperThan(message, argumentDepth + ENVELOPE_DEPTH)) {
+      reply
         .code(400)
         .send(
           rpcError(
@@ -156,17 +171,20 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
             (message as JsonRpcRequest).id ?? null,
           ),
         )
+      return
+    }
     const snapshot = fastify.catalogStore.current()
     const view = request.query.profile ?? DISCOVER_VIEW
     if (!snapshot.catalog.views[view]) {
       const views = Object.keys(snapshot.catalog.views).join(', ')
-      return reply
+      reply
         .code(400)
         .send(rpcError(ProtocolErrorCode.InvalidParams, `Unknown profile ${view}: use one of ${views}`))
+      return
     }
     const mode = request.query.mode ?? fastify.config.file.profiles?.[view]?.mcpMode ?? 'list'
-    if (!(MCP_MODES as readonly string[]).includes(mode))
-      return reply
+    if (!(MCP_MODES as readonly string[]).includes(mode)) {
+      reply
         .code(400)
         .send(
           rpcError(
@@ -174,6 +192,8 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
             `Unknown mode ${String(mode).slice(0, 64)}: use one of ${MCP_MODES.join(', ')}`,
           ),
         )
+      return
+    }
     const call: McpCall = {
       snapshot,
       view,
@@ -184,15 +204,14 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     }
     const fast = options.sdkOnly ? undefined : fastRequest(message, request.headers, call.mode)
     if (fast) {
-      // Lists are answered at once (true or false), a tool call through a promise.
+      // Lists are answered at once (true, or false for a cursor it does not know), a tool call
+      // through a promise (always true).
       const answered = answerFast(reply, fast, call)
-      if (answered === true || (answered !== false && (await answered))) return
+      if (answered === true) return
+      if (answered !== false)
+        return answered.then((done) => (done ? undefined : viaSdk(request, reply, message, call)))
     }
-    // The SDK writes the response itself: hand it the headers hooks already set (CORS, versions).
-    for (const [name, value] of Object.entries(reply.getHeaders()))
-      if (value !== undefined) reply.raw.setHeader(name, value)
-    reply.hijack()
-    await calls.run(call, () => serve(request.raw, reply.raw, message))
+    return viaSdk(request, reply, message, call)
   })
 
   const notAllowed = async (_request: FastifyRequest, reply: FastifyReply) =>

@@ -1,6 +1,15 @@
+import { memoPerOwner } from '../util/memo.js'
 import type { AccessConfig } from './types.js'
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/**
+ * The verdicts given, per access configuration: a browser sends the same Origin on every request,
+ * and judging it parses it as a URL, and `publicUrl` too (issue 20). Bounded: started over when
+ * full, and an Origin longer than any real one is judged afresh each time.
+ */
+const verdictOf = memoPerOwner((access: AccessConfig, origin: string) => judgeOrigin(origin, access), 64)
+const ORIGIN_MAX_CHARS = 256
 
 /**
  * MCP's transport rule against DNS rebinding, applied to every call surface: no `Origin` (not a
@@ -9,6 +18,11 @@ const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
  */
 export function isOriginAllowed(origin: string | undefined, access: AccessConfig): boolean {
   if (origin === undefined || access.allowedOrigins === '*') return true
+  return origin.length > ORIGIN_MAX_CHARS ? judgeOrigin(origin, access) : verdictOf(access, origin)
+}
+
+/** The verdict on an Origin that is present, with `allowedOrigins` a list. */
+export function judgeOrigin(origin: string, access: AccessConfig): boolean {
   let url: URL
   try {
     url = new URL(origin)
@@ -18,5 +32,5 @@ export function isOriginAllowed(origin: string | undefined, access: AccessConfig
   if (url.origin !== origin.toLowerCase().replace(/\/$/, '')) return false
   if (LOCAL_HOSTS.has(url.hostname)) return true
   if (access.publicUrl && new URL(access.publicUrl).origin === url.origin) return true
-  return access.allowedOrigins.includes(url.origin)
+  return (access.allowedOrigins as readonly string[]).includes(url.origin)
 }
