@@ -14,17 +14,37 @@ export function hasExternalRefs(value: unknown): boolean {
     if (node === null || typeof node !== 'object') continue
     const ref = (node as { $ref?: unknown }).$ref
     if (typeof ref === 'string' && !ref.startsWith('#')) return true
+    // Indexed loops: one cold pass over the whole document, where a for…of allocates per step.
     if (Array.isArray(node)) {
-      for (const child of node) if (child !== null && typeof child === 'object') pending.push(child)
+      for (let i = 0; i < node.length; i++) {
+        const child: unknown = node[i]
+        if (child !== null && typeof child === 'object') pending.push(child)
+      }
       continue
     }
-    for (const key of Object.keys(node)) {
-      const child = (node as Record<string, unknown>)[key]
+    const keys = Object.keys(node)
+    for (let i = 0; i < keys.length; i++) {
+      const child = (node as Record<string, unknown>)[keys[i]!]
       if (child !== null && typeof child === 'object') pending.push(child)
     }
   }
   return false
 }
+
+/**
+ * True when a JSON text can hold no external `$ref`: every `"$ref"` in it is a key whose value is
+ * a string starting with `#`. A scan of the text instead of a walk of its tree (GitHub's: 10,460
+ * references, 45 MB of objects). Without `\u` escapes in the text, a `$ref` key can only be
+ * written `"$ref"`; anything else (an escape anywhere, a `"$ref"` in a value, a `$ref` that is
+ * no string) answers false, and the tree is walked (hasExternalRefs).
+ */
+export function jsonTextRefsAllLocal(text: string): boolean {
+  return !UNICODE_ESCAPE.test(text) && !NON_LOCAL_REF.test(text)
+}
+
+const UNICODE_ESCAPE = /\\u/
+/** A `"$ref"` not followed by `:` and a string starting with `#` (two regex scans: 4–6 ms for GitHub's 13 MB). */
+const NON_LOCAL_REF = /"\$ref"(?![ \t\n\r]*:[ \t\n\r]*"#)/
 
 /**
  * Pulls every referenced sibling file into the document so that all `$ref`s become local

@@ -39,6 +39,7 @@ export function deriveParameters(
 ): DerivedParameters {
   const byKey = new Map<string, { parameter: Parameter; candidate: ArgumentCandidate }>()
   const defs = new Set<string>()
+  const variables = templateVariables(path) // once per operation, not once per path parameter
   for (const level of levels) {
     if (level.list === undefined) continue
     if (!Array.isArray(level.list)) {
@@ -47,7 +48,15 @@ export function deriveParameters(
     }
     const seenHere = new Set<string>()
     level.list.forEach((raw, index) => {
-      const derived = deriveParameter(raw, childPointer(level.pointer, index), path, ctx, sink, defs)
+      const derived = deriveParameter(
+        raw,
+        childPointer(level.pointer, index),
+        path,
+        variables,
+        ctx,
+        sink,
+        defs,
+      )
       if (!derived) return
       const key = `${derived.parameter.in}:${derived.parameter.name}`
       if (seenHere.has(key)) {
@@ -62,7 +71,7 @@ export function deriveParameters(
       byKey.set(key, derived)
     })
   }
-  addUndeclaredPathParameters(path, byKey, sink, levels.at(-1)?.pointer ?? '')
+  addUndeclaredPathParameters(variables, byKey, sink, levels.at(-1)?.pointer ?? '')
   const entries = [...byKey.values()]
   return { parameters: entries.map((e) => e.parameter), candidates: entries.map((e) => e.candidate), defs }
 }
@@ -71,6 +80,7 @@ function deriveParameter(
   raw: unknown,
   pointer: string,
   path: string,
+  variables: readonly string[],
   ctx: SchemaContext,
   sink: ProblemSink,
   defs: Set<string>,
@@ -92,7 +102,7 @@ function deriveParameter(
     return undefined
   }
   if (location === 'header' && RESERVED_HEADERS.has(node.name.toLowerCase())) return undefined
-  if (location === 'path' && !templateVariables(path).includes(node.name)) {
+  if (location === 'path' && !variables.includes(node.name)) {
     sink.warn(
       'parameter-invalid',
       pointer,
@@ -165,12 +175,12 @@ export function templateVariables(path: string): string[] {
 }
 
 function addUndeclaredPathParameters(
-  path: string,
+  variables: readonly string[],
   byKey: Map<string, { parameter: Parameter; candidate: ArgumentCandidate }>,
   sink: ProblemSink,
   pointer: string,
 ): void {
-  for (const name of templateVariables(path)) {
+  for (const name of variables) {
     if (byKey.has(`path:${name}`)) continue
     sink.warn(
       'parameter-path-undeclared',

@@ -1,5 +1,6 @@
 import { shortHash } from '../util/hash.js'
 import { isRecord } from '../util/is-record.js'
+import { setOwn } from '../util/own.js'
 import { typedOrAnyValue } from './infer-type.js'
 import type { ProblemSink } from './problems.js'
 import type { ArgumentTarget, JsonSchema, Parameter, ParameterLocation } from './types.js'
@@ -91,26 +92,32 @@ export function assembleInputSchema(
   defs: Record<string, JsonSchema>,
   sink: ProblemSink,
 ): InputSchemaResult {
-  const ordered = [...candidates].sort(
-    (a, b) => LOCATION_PRIORITY.indexOf(a.location) - LOCATION_PRIORITY.indexOf(b.location),
-  )
-  // Maps, not objects: argument names come from the spec (`constructor`, `__proto__`).
-  const properties = new Map<string, JsonSchema>()
+  // A Map for the names taken, not an object: argument names come from the spec (`constructor`,
+  // `__proto__`); the objects are filled through setOwn, so even a `__proto__` key stays a key.
+  const taken = new Map<string, JsonSchema>()
+  const properties: Record<string, JsonSchema> = {}
   const required: string[] = []
-  const args = new Map<string, ArgumentTarget>()
-  for (const candidate of ordered) {
-    const key = uniqueKey(candidate, properties, sink)
-    const schema = typedOrAnyValue(candidate.schema)
-    properties.set(key, key === candidate.name ? schema : withWireNote({ ...candidate, schema }))
-    args.set(key, candidate.target)
-    if (candidate.required) required.push(key)
+  const args: Record<string, ArgumentTarget> = {}
+  // By location priority, declaration order kept within one (what a stable sort by priority
+  // gives), one pass per location: no sorted copy per tool.
+  for (let p = 0; p < LOCATION_PRIORITY.length; p++) {
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[i]!
+      if (candidate.location !== LOCATION_PRIORITY[p]) continue
+      const key = uniqueKey(candidate, taken, sink)
+      const schema = typedOrAnyValue(candidate.schema)
+      const property = key === candidate.name ? schema : withWireNote({ ...candidate, schema })
+      taken.set(key, property)
+      setOwn(properties, key, property)
+      setOwn(args, key, candidate.target)
+      if (candidate.required) required.push(key)
+    }
   }
-  // Object.fromEntries defines own properties, so even a `__proto__` key stays a key.
-  const inputSchema: Record<string, unknown> = { type: 'object', properties: Object.fromEntries(properties) }
+  const inputSchema: Record<string, unknown> = { type: 'object', properties }
   if (required.length > 0) inputSchema.required = required
   inputSchema.additionalProperties = false
   if (Object.keys(defs).length > 0) inputSchema.$defs = defs
-  return { inputSchema, arguments: Object.fromEntries(args) }
+  return { inputSchema, arguments: args }
 }
 
 /** A renamed argument says what it is called on the wire, so nothing about it is lost. */

@@ -52,8 +52,11 @@ export function countSchemaNodes(value: unknown, limit: number): number {
     const node = pending.pop()
     if (node === null || typeof node !== 'object') continue
     count++
-    for (const child of Object.values(node))
+    const children = Object.values(node)
+    for (let i = 0; i < children.length; i++) {
+      const child = children[i]
       if (child !== null && typeof child === 'object') pending.push(child)
+    }
   }
   return count
 }

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { bundleExternalRefs } from './bundle-refs.js'
+import { bundleExternalRefs, jsonTextRefsAllLocal } from './bundle-refs.js'
 import { type CatalogLimits, countOperations, DEFAULT_CATALOG_LIMITS } from './limits.js'
 import { classifyDocument, isJsonFileName, isSpecFileName, parseDocumentText } from './parse-document.js'
 import { createProblemSink, type ProblemSink } from './problems.js'
@@ -136,9 +136,14 @@ async function loadSource(
   const document = value as Record<string, unknown>
   if (kind.kind === 'arazzo') return { sourceId: name, kind: 'arazzo', format: kind.format, document }
   if (!withinOperationLimit(document, limits.operations, sink)) return undefined
-  const bundled = await bundleExternalRefs(document, absolutePath, confinedReader(dir, reader), sink)
+  // A JSON file's text says at a glance that all its references are local: nothing to bundle.
+  const json = isJsonFileName(name)
+  const bundled =
+    json && jsonTextRefsAllLocal(text)
+      ? document
+      : await bundleExternalRefs(document, absolutePath, confinedReader(dir, reader), sink)
   // JSON.parse makes a tree that only this function holds: it is upgraded in place, not copied.
-  const owned = bundled === document && isJsonFileName(name)
+  const owned = bundled === document && json
   const upgraded = upgradeToOpenApi31(bundled, sink, { owned })
   if (!upgraded) return undefined
   return { sourceId: name, kind: 'openapi', format: kind.format, document: upgraded }

@@ -69,6 +69,7 @@ interface Scope {
   readonly condition?: boolean
 }
 const NO_SCOPE: Scope = {}
+const NO_NAMES: ReadonlySet<string> = new Set()
 /** Keywords whose schemas apply to the instance itself, each member with its siblings' names for allOf. */
 const SAME_INSTANCE = new Set(['allOf', 'anyOf', 'oneOf', 'then', 'else', 'dependentSchemas'])
 
@@ -132,8 +133,15 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
   const shared: WalkerShared = { document, sink: onceSink, isRecursive, leadsIntoRefCycle }
   const request = createWalker(shared, 'request')
   let response: SchemaWalker | undefined
+  // A chain of references leads to the same place from every operation that follows it (GitHub's
+  // 1,223 operations share a few dozen parameters): each resolved chain is followed once.
+  const resolvedRefs = new Map<string, { value: unknown; pointer: string }>()
   const resolveObject = (node: unknown, pointer: string) => {
-    let value = node
+    if (!isRecord(node) || typeof node.$ref !== 'string') return { value: node, pointer }
+    const start = node.$ref
+    const known = resolvedRefs.get(start)
+    if (known) return known
+    let value: unknown = node
     let at = pointer
     const seen = new Set<string>()
     while (isRecord(value) && typeof value.$ref === 'string') {
@@ -149,7 +157,9 @@ export function createSchemaContext(document: unknown, sink: ProblemSink): Schem
       sink.warn('ref-dangling', pointer, `$ref ${value.$ref} cannot be resolved; the object is left out`)
       return undefined
     }
-    return { value, pointer: at }
+    const resolved = { value, pointer: at }
+    resolvedRefs.set(start, resolved)
+    return resolved
   }
 
   const followRefs = (node: unknown): unknown => {
@@ -316,7 +326,9 @@ function createWalker(
     scope: Scope,
   ): JsonSchema => {
     const out: Record<string, unknown> = {}
-    const readOnly = new Set<string>()
+    // Per schema node, only what a keyword needs is made: the read-only names when it has
+    // properties, a member's pointer when a member is walked, a scope when it differs.
+    let readOnly: Set<string> | undefined
     let own: Set<string> | undefined
     const memberScope = (key: string): Scope => {
       if (side === 'response') return NO_SCOPE
@@ -325,23 +337,30 @@ function createWalker(
       own ??= new Set([...(scope.inherited ?? []), ...declaredNames(node, document)])
       return { inherited: own, ...(scope.condition ? { condition: true } : {}) }
     }
-    for (const [key, value] of Object.entries(node)) {
+    const keys = Object.keys(node)
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
       if (key.startsWith('x-') || DROPPED.has(key)) continue
+      const value = node[key]
       if (side === 'response' && !isOutputKeyword(key, value)) continue
-      const at = childPointer(pointer, key)
-      const inner = memberScope(key)
-      if (key === 'properties' && isRecord(value))
+      if (key === 'properties' && isRecord(value)) {
+        const at = childPointer(pointer, key)
+        readOnly ??= new Set<string>()
         out.properties = walkProperties(propertiesMap(value, at), at, defs, readOnly)
-      else if (key === 'items') Object.assign(out, walkItems(value, at, defs))
-      else if (MAP_KEYWORDS.has(key) && isRecord(value)) out[key] = mapValues(value, at, defs, inner)
-      else if (LIST_KEYWORDS.has(key) && Array.isArray(value))
+      } else if (key === 'items') Object.assign(out, walkItems(value, childPointer(pointer, key), defs))
+      else if (MAP_KEYWORDS.has(key) && isRecord(value))
+        out[key] = mapValues(value, childPointer(pointer, key), defs, memberScope(key))
+      else if (LIST_KEYWORDS.has(key) && Array.isArray(value)) {
+        const at = childPointer(pointer, key)
+        const inner = memberScope(key)
         out[key] = value.map((item, i) => {
           const schema = walk(item, childPointer(at, i), defs, inner)
           // Union branches and tuple items stand where a value does; allOf members only constrain.
           return key === 'allOf' ? schema : inValuePosition(schema)
         })
-      else if (SINGLE_KEYWORDS.has(key))
-        out[key] = typeof value === 'boolean' ? value : walk(value, at, defs, inner)
+      } else if (SINGLE_KEYWORDS.has(key))
+        out[key] =
+          typeof value === 'boolean' ? value : walk(value, childPointer(pointer, key), defs, memberScope(key))
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
@@ -349,10 +368,12 @@ function createWalker(
     if (side === 'response') return loosenOutputSchema(node, mergeObjectAllOf(out, pointer, defs))
     repairType(node, out)
     repairKeywords(out, pointer, sink)
-    if (!scope.condition) repairRequired(out, pointer, readOnly, scope)
+    if (!scope.condition) repairRequired(out, pointer, readOnly ?? NO_NAMES, scope)
     // Branches are repaired against the root as written, before an allOf beside them merges into it.
     const repaired = repairClosedAlternatives(out, pointer)
-    const typed = { ...withInferredType(mergeObjectAllOf(repaired, pointer, defs), typeOfDefinition) }
+    const inferred = withInferredType(mergeObjectAllOf(repaired, pointer, defs), typeOfDefinition)
+    // `out` is this call's own object; only a schema made elsewhere is copied before it is written to.
+    const typed = inferred === out ? out : { ...inferred }
     repairArrayItems(typed, pointer)
     return typed
   }

@@ -173,7 +173,9 @@ function countNodes(node: object, limit: number): number {
   if (known !== undefined) return known
   if ((exceeds.get(node) ?? -1) >= limit) return limit + 1
   let count = 1
-  for (const child of Object.values(node)) {
+  const children = Object.values(node)
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]
     if (child !== null && typeof child === 'object') count += countNodes(child, limit)
     if (count > limit) {
       exceeds.set(node, Math.max(limit, exceeds.get(node) ?? -1))
@@ -185,7 +187,12 @@ function countNodes(node: object, limit: number): number {
 }
 
 function hasObjectInside(node: object): boolean {
-  for (const child of Object.values(node)) if (child !== null && typeof child === 'object') return true
+  // Indexed: called per node of every output schema, in cold code where a for…of allocates per step.
+  const children = Object.values(node)
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]
+    if (child !== null && typeof child === 'object') return true
+  }
   return false
 }
 

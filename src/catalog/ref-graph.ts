@@ -19,11 +19,15 @@ export function localRefsIn(value: unknown): string[] {
   while (pending.length > 0) {
     const node = pending.pop()
     if (node === null || typeof node !== 'object') continue
+    // Indexed loops: no [key, value] pair per member, no spread of every array.
     if (Array.isArray(node)) {
-      pending.push(...node)
+      for (let i = 0; i < node.length; i++) pending.push(node[i])
       continue
     }
-    for (const [key, child] of Object.entries(node)) {
+    const keys = Object.keys(node)
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      const child = (node as Record<string, unknown>)[key]
       if (key === '$ref' && typeof child === 'string' && child.startsWith('#')) refs.push(normalizeRef(child))
       else if (!DATA_KEYWORDS.has(key)) pending.push(child)
     }

@@ -47,10 +47,11 @@ export function repairKeywords(schema: Schema, pointer: string, sink: ProblemSin
   const problem = (key: string, message: string) =>
     sink.warn('schema-keyword-invalid', childPointer(pointer, key), message)
   repairExclusiveBounds(schema, problem)
-  for (const key of NUMBERS) repairNumber(schema, key, false, problem)
-  for (const key of COUNTS) repairNumber(schema, key, true, problem)
-  for (const key of FLAGS) repairFlag(schema, key, problem)
-  for (const key of TEXTS) repairText(schema, key, problem)
+  // Indexed loops: this runs on every schema node, mostly in cold code, where a for…of allocates per step.
+  for (let i = 0; i < NUMBERS.length; i++) repairNumber(schema, NUMBERS[i]!, false, problem)
+  for (let i = 0; i < COUNTS.length; i++) repairNumber(schema, COUNTS[i]!, true, problem)
+  for (let i = 0; i < FLAGS.length; i++) repairFlag(schema, FLAGS[i]!, problem)
+  for (let i = 0; i < TEXTS.length; i++) repairText(schema, TEXTS[i]!, problem)
   repairTypeNames(schema, problem)
   repairShapes(schema, problem)
   if ('pattern' in schema) repairPatternKeyword(schema, pointer, sink)
@@ -60,11 +61,15 @@ export function repairKeywords(schema: Schema, pointer: string, sink: ProblemSin
 type Report = (key: string, message: string) => void
 
 /** OpenAPI 3.0's `exclusiveMaximum: true` makes the sibling `maximum` exclusive; 3.1 writes the bound itself. */
+const EXCLUSIVE_BOUNDS = [
+  ['exclusiveMaximum', 'maximum'],
+  ['exclusiveMinimum', 'minimum'],
+] as const
+
 function repairExclusiveBounds(schema: Schema, problem: Report): void {
-  for (const [exclusive, bound] of [
-    ['exclusiveMaximum', 'maximum'],
-    ['exclusiveMinimum', 'minimum'],
-  ] as const) {
+  for (let i = 0; i < EXCLUSIVE_BOUNDS.length; i++) {
+    const exclusive = EXCLUSIVE_BOUNDS[i]![0]
+    const bound = EXCLUSIVE_BOUNDS[i]![1]
     const flag = schema[exclusive]
     if (typeof flag !== 'boolean') continue
     const limit = schema[bound]
@@ -123,9 +128,21 @@ function repairText(schema: Schema, key: string, problem: Report): void {
   problem(key, `${key} must be a string, not ${JSON.stringify(value)}; it is left out`)
 }
 
+/** A type that needs no repair: one JSON type name, or a list of distinct ones. */
+function isPlainType(given: unknown): boolean {
+  if (typeof given === 'string') return JSON_TYPES.has(given)
+  if (!Array.isArray(given)) return false
+  for (let i = 0; i < given.length; i++) {
+    if (typeof given[i] !== 'string' || !JSON_TYPES.has(given[i])) return false
+    for (let j = 0; j < i; j++) if (given[j] === given[i]) return false
+  }
+  return true
+}
+
 function repairTypeNames(schema: Schema, problem: Report): void {
   if (!('type' in schema)) return
   const given = schema.type
+  if (isPlainType(given)) return
   const names = Array.isArray(given) ? given : [given]
   const known = names.map((name) => (typeof name === 'string' ? (TYPE_ALIASES[name] ?? name) : name))
   const kept = [...new Set(known.filter((name): name is string => JSON_TYPES.has(name as string)))]
@@ -142,14 +159,19 @@ function repairTypeNames(schema: Schema, problem: Report): void {
 }
 
 /** Sub-schema containers and lists of the wrong shape, which the walk passed through untouched. */
+const OBJECT_SHAPED = ['properties', ...SCHEMA_MAP_KEYWORDS, 'dependentRequired']
+const LIST_SHAPED = [...SCHEMA_LIST_KEYWORDS, 'enum', 'examples']
+
 function repairShapes(schema: Schema, problem: Report): void {
-  for (const key of ['properties', ...SCHEMA_MAP_KEYWORDS, 'dependentRequired']) {
+  for (let i = 0; i < OBJECT_SHAPED.length; i++) {
+    const key = OBJECT_SHAPED[i]!
     if (key in schema && !isRecord(schema[key])) {
       problem(key, `${key} must be an object, not ${JSON.stringify(schema[key])}; it is left out`)
       delete schema[key]
     }
   }
-  for (const key of [...SCHEMA_LIST_KEYWORDS, 'enum', 'examples']) {
+  for (let i = 0; i < LIST_SHAPED.length; i++) {
+    const key = LIST_SHAPED[i]!
     if (!(key in schema)) continue
     const value = schema[key]
     const empty = Array.isArray(value) && value.length === 0 && key !== 'enum' && key !== 'examples'

@@ -191,7 +191,10 @@ function upgradeObject(source: Json, place: Place, inPlace: boolean): Json {
   if (place.content && place.octetStream) return {}
   const out: Json = inPlace ? source : {}
   let changes = false
-  for (const key of Object.keys(source)) {
+  // An indexed loop: this walk runs once per document, cold, where a for…of allocates per step.
+  const keys = Object.keys(source)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!
     const value = source[key]
     let upgraded: unknown = value
     if (Array.isArray(value)) upgraded = upgradeArray(value, enter(place, key), inPlace)
@@ -199,7 +202,7 @@ function upgradeObject(source: Json, place: Place, inPlace: boolean): Json {
       upgraded = upgradeObject(value as Json, enter(place, key), inPlace)
     if (place.depth === 0 && key === 'openapi') upgraded = '3.1.1'
     if (!inPlace || upgraded !== value) setOwn(out, key, upgraded)
-    changes ||= CHANGED_BY.has(key)
+    if (!changes) changes = CHANGED_BY.has(key)
   }
   return changes ? change(out, place) : out
 }

@@ -9,7 +9,8 @@ export function deepFreeze<T>(value: T): T {
     if (node === null || typeof node !== 'object' || Object.isFrozen(node) || ArrayBuffer.isView(node))
       continue
     Object.freeze(node)
-    for (const child of Object.values(node)) pending.push(child)
+    const children = Object.values(node)
+    for (let i = 0; i < children.length; i++) pending.push(children[i])
   }
   return value
 }
