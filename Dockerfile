@@ -18,7 +18,10 @@ RUN npm run build:prod && npm prune --omit=dev --no-audit --no-fund
 # Runtime stage: compiled JavaScript, production dependencies, non-root. The files stay owned by
 # root: the gateway reads its code, specs and dependencies but cannot change them.
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 SPECS_DIR=/app/specs
+# MALLOC_MMAP_THRESHOLD_: glibc hands blocks of 128 KB and more straight back to the system instead
+# of keeping what a reload freed (each reload of Kubernetes' spec left 20–60 MB of RSS behind;
+# bench/README.md, rows 6/6b). `npm start` and the bench's gateways set the same.
+ENV NODE_ENV=production PORT=3000 HOST=0.0.0.0 SPECS_DIR=/app/specs MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -86,14 +86,21 @@ function captureOutput(child: ChildProcess): () => string {
 }
 
 /**
- * `toolgate serve` as `npm start` runs it, on a free port. It logs at warn (the listening line
- * is info), so readiness is /health answering 200.
+ * `toolgate serve` as `npm start` runs it (with its glibc setting, also the Dockerfile's), on a
+ * free port. It logs at warn (the listening line is info), so readiness is /health answering 200.
  */
 export async function startGateway(name: string, env: NodeJS.ProcessEnv, cpus: string | undefined) {
   const port = await freePort()
   const child = spawnNode(GATEWAY_CLI, ['serve'], {
     cpus,
-    env: { HOST: '127.0.0.1', PORT: String(port), EXAMPLE_UPSTREAM: 'off', DRAIN_DELAY: '0', ...env },
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      EXAMPLE_UPSTREAM: 'off',
+      DRAIN_DELAY: '0',
+      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...env,
+    },
   })
   const output = captureOutput(child)
   const url = `http://127.0.0.1:${port}`
