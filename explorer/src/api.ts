@@ -19,14 +19,39 @@ export const paths = {
   budgets: '/explorer/api/budgets',
 } as const
 
-/** Answers asked for ahead of their view (`prefetch`), each taken once by `load`; a new token drops them. */
+/** `#/tools/a%20b` → `/tools/a b`; a fragment that is not valid percent-encoding is taken as it is. */
+export function currentHash(): string {
+  const hash = location.hash.replace(/^#/, '')
+  try {
+    return decodeURIComponent(hash) || '/'
+  } catch {
+    return hash
+  }
+}
+
+/** The document the view of a route (`currentHash()`) shows: app.ts's views, in the same order. */
+export function dataPathFor(hash: string): string {
+  const tool = /^\/tools\/(.+)$/.exec(hash)
+  if (tool) return paths.tool(tool[1]!)
+  if (hash.startsWith('/tools')) return paths.tools
+  if (hash.startsWith('/budget')) return paths.budgets
+  return paths.overview
+}
+
+/**
+ * The answer asked for ahead of its view (`prefetch`), taken once by `load`; a new token, or
+ * another view's prefetch, drops it.
+ */
 const early = new Map<string, Promise<Answer<unknown>>>()
 
 /**
  * Starts a GET now for a view that will `load` it: the request and its JSON parse overlap the
- * loading of the view's module instead of following it (bench row 8).
+ * loading of the view's module instead of following it (bench row 8). A GET of the same path
+ * already on its way is kept (the first view's, asked for by boot.js).
  */
 export function prefetch(path: string): void {
+  if (early.has(path)) return
+  early.clear()
   const answer = request(path)
   // A failure is the view's to show when it loads this path; until then it is not unhandled.
   answer.catch(() => undefined)
@@ -60,12 +85,16 @@ export class ApiError extends Error {
 }
 
 /** Calls the gateway with the token, if one is set; never throws for an HTTP status. */
-export async function request<T>(path: string, init: RequestInit = {}): Promise<Answer<T>> {
+export function request<T>(path: string, init: RequestInit = {}): Promise<Answer<T>> {
   const headers = new Headers(init.headers)
   const bearer = token()
   if (bearer) headers.set('authorization', `Bearer ${bearer}`)
   const started = performance.now()
-  const response = await fetch(path, { ...init, headers })
+  return read(fetch(path, { ...init, headers }), started)
+}
+
+async function read<T>(answered: Promise<Response>, started: number): Promise<Answer<T>> {
+  const response = await answered
   const text = await response.text()
   const ms = performance.now() - started
   const contentType = response.headers.get('content-type') ?? ''
@@ -90,4 +119,18 @@ export async function load<T>(path: string): Promise<T> {
     throw new ApiError(answer.status, typeof body === 'object' && body ? body : { error: answer.text })
   }
   return answer.body
+}
+
+/** The first view's data, asked for by boot.js before any module had arrived (bench row 8). */
+interface FirstFetch {
+  readonly path: string
+  readonly started: number
+  readonly response: Promise<Response>
+}
+const first = (window as { toolgateFirst?: FirstFetch }).toolgateFirst
+if (first) {
+  delete (window as { toolgateFirst?: FirstFetch }).toolgateFirst
+  const answer = read(first.response, first.started)
+  answer.catch(() => undefined)
+  early.set(first.path, answer)
 }

@@ -1,4 +1,4 @@
-import { ApiError, paths, prefetch, setToken, token } from './api.js'
+import { ApiError, currentHash, dataPathFor, prefetch, setToken, token } from './api.js'
 import { h } from './dom.js'
 
 /**
@@ -6,9 +6,10 @@ import { h } from './dom.js'
  * Each view replaces <main>'s content; after a navigation its heading takes focus, so a keyboard or
  * screen reader user lands on what just opened.
  *
- * index.html loads this module `async`: it runs as soon as it and its two imports arrive, not after
- * the stylesheet and the rest of the document, and asks for the first view's module and data at
- * once; only what touches the document waits for it to be parsed (bench row 8).
+ * boot.js imports this module: it runs as soon as it and its two imports arrive, not after the
+ * stylesheet, the rest of the document or its first layout, and asks for the first view's module at
+ * once (boot.js already asked for its data); only what touches the document waits for it to be
+ * parsed (bench row 8).
  */
 const first = { hash: currentHash(), view: viewFor(currentHash()) }
 // Awaited by the first route() below; a failure is shown there, not reported as unhandled first.
@@ -18,16 +19,6 @@ if (document.readyState === 'loading')
 
 const main = document.getElementById('main') as HTMLElement
 let rendering = 0
-
-/** `#/tools/a%20b` → `/tools/a b`; a fragment that is not valid percent-encoding is taken as it is. */
-function currentHash(): string {
-  const hash = location.hash.replace(/^#/, '')
-  try {
-    return decodeURIComponent(hash) || '/'
-  } catch {
-    return hash
-  }
-}
 
 /** Shows the view of the current hash; `pending` is that view already on its way (the first load). */
 async function route(pending?: Promise<Node>): Promise<void> {
@@ -64,20 +55,11 @@ async function route(pending?: Promise<Node>): Promise<void> {
  * before its module is imported, so the two arrive together.
  */
 async function viewFor(hash: string): Promise<Node> {
+  prefetch(dataPathFor(hash))
   const tool = /^\/tools\/(.+)$/.exec(hash)
-  if (tool) {
-    prefetch(paths.tool(tool[1]!))
-    return (await import('./tool-page.js')).renderToolPage(tool[1]!)
-  }
-  if (hash.startsWith('/tools')) {
-    prefetch(paths.tools)
-    return (await import('./tool-list.js')).renderToolList()
-  }
-  if (hash.startsWith('/budget')) {
-    prefetch(paths.budgets)
-    return (await import('./budget.js')).renderBudget()
-  }
-  prefetch(paths.overview)
+  if (tool) return (await import('./tool-page.js')).renderToolPage(tool[1]!)
+  if (hash.startsWith('/tools')) return (await import('./tool-list.js')).renderToolList()
+  if (hash.startsWith('/budget')) return (await import('./budget.js')).renderBudget()
   return (await import('./overview.js')).renderOverview()
 }
 

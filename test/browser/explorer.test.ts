@@ -505,7 +505,7 @@ describe('the real-world corpus (test/fixtures/real-world)', () => {
     assertPageClean(watched)
     await page.close()
   })
-  test('a first load asks for the list before its stylesheet and view module arrive, and paints the first rows before making the rest', async () => {
+  test('a first load asks for the list before its stylesheet, router and view module arrive, and paints the first rows before making the rest', async () => {
     const watched = await openWatchedPage(browser)
     const { page } = watched
     // How many rows the list holds when the page marks it interactive (bench row 8's mark, made in
@@ -529,7 +529,7 @@ describe('the real-world corpus (test/fixtures/real-world)', () => {
       if (new URL(request.url()).pathname === '/explorer/api/tools') asked()
     })
     const held: string[] = []
-    for (const asset of ['explorer.css', 'tool-list.js'])
+    for (const asset of ['explorer.css', 'app.js', 'dom.js', 'tool-list.js'])
       await page.route(`**/explorer/assets/${asset}`, async (route) => {
         held.push(asset)
         await listAsked
@@ -538,7 +538,7 @@ describe('the real-world corpus (test/fixtures/real-world)', () => {
     await page.goto(`${base}/explorer#/tools`)
     await waitForHeading(page, 'Tools')
     await waitForText(page, '.count', new RegExp(`^${formatNumber(list.tools.length)} of `))
-    assert.deepEqual(held.sort(), ['explorer.css', 'tool-list.js'], 'both were held')
+    assert.deepEqual(held.sort(), ['app.js', 'dom.js', 'explorer.css', 'tool-list.js'], 'all were held')
     // FIRST_ROWS in explorer/src/tool-list.ts.
     assert.equal(await page.evaluate(() => (window as { rowsAtMark?: number }).rowsAtMark), 120)
     assert.equal(await page.locator('ol.tool-list > li').count(), list.tools.length)
@@ -771,5 +771,47 @@ describe('production, where the explorer needs an operator’s token', () => {
     await screenshot(page, 'token-overview')
     assertPageClean(watched, FAILED_LOAD)
     await page.close()
+  })
+
+  test('a first load asks for its view’s data once, with the tab’s token, before the page’s modules arrive', async () => {
+    const answer = await fetch(`${base}/explorer/api/tools`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const { tools } = (await answer.json()) as { tools: { name: string }[] }
+    const name = tools[0]!.name
+    const views = [
+      { hash: '/', path: '/explorer/api/overview', heading: 'Overview' },
+      { hash: '/tools', path: '/explorer/api/tools', heading: 'Tools' },
+      { hash: '/budget', path: '/explorer/api/budgets', heading: 'Budget' },
+      { hash: `/tools/${name}`, path: `/explorer/api/tools/${encodeURIComponent(name)}`, heading: name },
+    ]
+    for (const { hash, path, heading } of views) {
+      const watched = await openWatchedPage(browser)
+      const { page } = watched
+      // A returning tab: the token is in sessionStorage before the page's first script runs.
+      await page.addInitScript((value) => sessionStorage.setItem('toolgate.explorer.token', value), token)
+      const asked: string[] = []
+      let askedOnce = (): void => undefined
+      const dataAsked = new Promise<void>((resolve) => {
+        askedOnce = resolve
+      })
+      page.on('request', (request) => {
+        const url = new URL(request.url())
+        if (!url.pathname.startsWith('/explorer/api/')) return
+        asked.push(`${request.method()} ${url.pathname} ${request.headers().authorization}`)
+        askedOnce()
+      })
+      // boot.js asks, not a module: the page would never show its view if a module had to.
+      for (const module of ['api.js', 'app.js'])
+        await page.route(`**/explorer/assets/${module}`, async (route) => {
+          await dataAsked
+          await route.continue()
+        })
+      await page.goto(`${base}/explorer#${hash}`)
+      await waitForHeading(page, heading)
+      assert.deepEqual(asked, [`GET ${path} Bearer ${token}`], hash)
+      assertPageClean(watched)
+      await page.close()
+    }
   })
 })

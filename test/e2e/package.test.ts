@@ -40,6 +40,7 @@ test('npm pack ships only the compiled gateway and its specs; the tarball instal
     'package/dist/src/store/build-worker.js',
     'package/specs/tickets.yaml',
     'package/explorer/index.html',
+    'package/dist/explorer/boot.js',
     'package/dist/explorer/app.js',
   ])
     assert.ok(entries.includes(needed), `${needed} is missing from the package`)
