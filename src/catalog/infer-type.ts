@@ -110,10 +110,23 @@ export function withInferredType(schema: JsonSchema, typeOfRef?: TypeOfRef): Jso
   if (schema.type !== undefined) return schema
   const type = inferType(schema, typeOfRef)
   if (type === undefined) return schema
-  const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined
-  const withoutItems = schema.items === undefined && schema.prefixItems === undefined
+  const combined = hasAnyOf(schema, COMBINATORS)
+  const withoutItems = !hasAnyOf(schema, ARRAY_ITEMS)
   if (combined && withoutItems && [type].flat().includes('array')) return schema
   return { type, ...schema }
+}
+
+const COMBINATORS = ['allOf', 'oneOf', 'anyOf']
+const ARRAY_ITEMS = ['items', 'prefixItems']
+
+/**
+ * Whether the schema holds any of the keywords. A keyed load whose key varies, on purpose: inlined
+ * into walkKeywords, named loads here met schema shapes they had not seen and threw its optimized
+ * code away; a load that sees many keys is compiled for any shape.
+ */
+function hasAnyOf(schema: JsonSchema, keywords: readonly string[]): boolean {
+  for (let i = 0; i < keywords.length; i++) if (schema[keywords[i]!] !== undefined) return true
+  return false
 }
 
 /**

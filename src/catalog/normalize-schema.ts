@@ -330,6 +330,9 @@ function createWalker(
     // properties, a member's pointer when a member is walked, a scope when it differs.
     let readOnly: Set<string> | undefined
     let own: Set<string> | undefined
+    // Whether `out` may hold an allOf to merge. Read off the loop rather than off `out`: each new
+    // shape of `out` met at that load threw walkKeywords' optimized code away.
+    let allOf = false
     const memberScope = (key: string): Scope => {
       if (side === 'response') return NO_SCOPE
       if (key === 'not' || key === 'if') return { condition: true }
@@ -343,35 +346,47 @@ function createWalker(
       if (key.startsWith('x-') || DROPPED.has(key)) continue
       const value = node[key]
       if (side === 'response' && !isOutputKeyword(key, value)) continue
+      if (key === 'allOf') allOf = true
       if (key === 'properties' && isRecord(value)) {
         const at = childPointer(pointer, key)
         readOnly ??= new Set<string>()
         out.properties = walkProperties(propertiesMap(value, at), at, defs, readOnly)
       } else if (key === 'items') Object.assign(out, walkItems(value, childPointer(pointer, key), defs))
+      // Keyed stores through setOwn, one store site shared by every walk: here, each shape of `out`
+      // not seen before threw walkKeywords' optimized code away.
       else if (MAP_KEYWORDS.has(key) && isRecord(value))
-        out[key] = mapValues(value, childPointer(pointer, key), defs, memberScope(key))
+        setOwn(out, key, mapValues(value, childPointer(pointer, key), defs, memberScope(key)))
       else if (LIST_KEYWORDS.has(key) && Array.isArray(value)) {
         const at = childPointer(pointer, key)
         const inner = memberScope(key)
-        out[key] = value.map((item, i) => {
+        const members = value.map((item, i) => {
           const schema = walk(item, childPointer(at, i), defs, inner)
           // Union branches and tuple items stand where a value does; allOf members only constrain.
           return key === 'allOf' ? schema : inValuePosition(schema)
         })
+        setOwn(out, key, members)
       } else if (SINGLE_KEYWORDS.has(key))
-        out[key] =
-          typeof value === 'boolean' ? value : walk(value, childPointer(pointer, key), defs, memberScope(key))
+        setOwn(
+          out,
+          key,
+          typeof value === 'boolean'
+            ? value
+            : walk(value, childPointer(pointer, key), defs, memberScope(key)),
+        )
       else if (key === 'example') out.examples ??= [value]
       else setOwn(out, key, value)
     }
     // The response side is lenient (output-schema.ts): no required, no closed objects to repair.
-    if (side === 'response') return loosenOutputSchema(node, mergeObjectAllOf(out, pointer, defs))
+    if (side === 'response')
+      return loosenOutputSchema(node, allOf ? mergeObjectAllOf(out, pointer, defs) : out)
     repairType(node, out)
     repairKeywords(out, pointer, sink)
     if (!scope.condition) repairRequired(out, pointer, readOnly ?? NO_NAMES, scope)
     // Branches are repaired against the root as written, before an allOf beside them merges into it.
     const repaired = repairClosedAlternatives(out, pointer)
-    const inferred = withInferredType(mergeObjectAllOf(repaired, pointer, defs), typeOfDefinition)
+    // Repairs may drop an allOf, never add one.
+    const merged = allOf ? mergeObjectAllOf(repaired, pointer, defs) : repaired
+    const inferred = withInferredType(merged, typeOfDefinition)
     // `out` is this call's own object; only a schema made elsewhere is copied before it is written to.
     const typed = inferred === out ? out : { ...inferred }
     repairArrayItems(typed, pointer)

@@ -67,10 +67,19 @@ export function loosenOutputSchema(
 
 /** Valid JSON type names of a `type` keyword (Swagger's `file` is a string), or undefined. */
 function declaredTypes(type: unknown): string[] | undefined {
-  const listed = Array.isArray(type) ? type : [type]
-  const names = listed.map((name) => (name === 'file' ? 'string' : name))
-  const valid = [...new Set(names.filter((name): name is string => JSON_TYPES.has(name as string)))]
+  // One loop over the names, no intermediate arrays: this runs on every response schema node, and
+  // inlined into walkKeywords, arrays of varying elements kinds here threw its optimized code away.
+  const valid: string[] = []
+  if (Array.isArray(type)) {
+    for (let i = 0; i < type.length; i++) addJsonType(valid, type[i])
+  } else addJsonType(valid, type)
   return valid.length > 0 ? valid : undefined
+}
+
+/** Adds a valid JSON type name (Swagger's `file` is a string) once, in first-seen order. */
+function addJsonType(valid: string[], name: unknown): void {
+  const type = name === 'file' ? 'string' : name
+  if (typeof type === 'string' && JSON_TYPES.has(type) && !valid.includes(type)) valid.push(type)
 }
 
 /** `enum: [a, b]` or `const: a` without a `type`: the types of their values. */

@@ -214,3 +214,48 @@ describe('inference runs once, in the catalog', () => {
     assert.equal(treeProperties.kids!.type, 'array')
   })
 })
+
+describe('withInferredType: combinators and items read by keyed loads (issue 20 row 4)', () => {
+  // The reading the keyed loads replaced, kept here as the reference.
+  const reference = (schema: JsonSchema): JsonSchema => {
+    if (schema.type !== undefined) return schema
+    const type = inferType(schema)
+    if (type === undefined) return schema
+    const combined = schema.allOf !== undefined || schema.oneOf !== undefined || schema.anyOf !== undefined
+    const withoutItems = schema.items === undefined && schema.prefixItems === undefined
+    if (combined && withoutItems && [type].flat().includes('array')) return schema
+    return { type, ...schema }
+  }
+  const member = fc.oneof(
+    fc.constant({ type: 'array' }),
+    fc.constant({ minItems: 1 }),
+    fc.constant({ type: 'string' }),
+    fc.constant({ properties: {} }),
+  )
+  const schema = fc.record(
+    {
+      allOf: fc.array(member, { minLength: 1, maxLength: 2 }),
+      oneOf: fc.array(member, { minLength: 1, maxLength: 2 }),
+      anyOf: fc.array(member, { minLength: 1, maxLength: 2 }),
+      items: fc.constant({}),
+      prefixItems: fc.constant([{}]),
+      minItems: fc.constant(0),
+      description: fc.string(),
+    },
+    { requiredKeys: [] },
+  )
+
+  test('gives what the named reads gave, for every mix of keywords', () => {
+    fc.assert(
+      fc.property(schema, (s) => {
+        assert.deepEqual(withInferredType(s), reference(s))
+      }),
+    )
+  })
+
+  test('an array union without items keeps its type unwritten; with items it is written', () => {
+    const union = { oneOf: [{ type: 'array' }, { minItems: 1 }] }
+    assert.equal(withInferredType(union), union)
+    assert.deepEqual(withInferredType({ ...union, items: {} }), { type: 'array', ...union, items: {} })
+  })
+})

@@ -330,3 +330,51 @@ describe('output schemas are lenient', () => {
     assert.equal((full.structuredOutput as { topLevelOnly?: true }).topLevelOnly, undefined)
   })
 })
+
+describe('output schemas: type lists and allOf on the response side (issue 20 row 4)', () => {
+  test('a type list keeps valid names once, in order, file read as string, null added', async () => {
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/t': get('types', {
+          '200': json({
+            type: 'object',
+            properties: {
+              list: { type: ['string', 'file', 'bogus', 'string', 'integer'] },
+              file: { type: 'file' },
+              bogus: { type: 'bogus', enum: [1, 2.5] },
+              none: { type: ['bogus'] },
+              withNull: { type: ['null', 'boolean'] },
+            },
+          }),
+        }),
+      }),
+    })
+    const properties = schemaOf(toolById(catalog, 'a:types')).properties
+    assert.deepEqual(at(properties, 'list', 'type'), ['string', 'integer', 'null'])
+    assert.deepEqual(at(properties, 'file', 'type'), ['string', 'null'])
+    assert.deepEqual(at(properties, 'bogus', 'type'), ['number', 'null'])
+    assert.equal(at(properties, 'none', 'type'), undefined)
+    assert.deepEqual(at(properties, 'withNull', 'type'), ['null', 'boolean'])
+  })
+
+  test('an allOf is merged on the response side; a schema without one is left as walked', async () => {
+    const catalog = await catalogOf({
+      'a.yaml': openapi({
+        '/m': get('merged', {
+          '200': json({
+            allOf: [
+              { type: 'object', properties: { a: { type: 'string' } } },
+              { type: 'object', properties: { b: { type: 'integer' } } },
+            ],
+          }),
+        }),
+        '/p': get('plain', { '200': json({ type: 'object', properties: { c: { type: 'string' } } }) }),
+      }),
+    })
+    const merged = schemaOf(toolById(catalog, 'a:merged'))
+    assert.equal(merged.allOf, undefined)
+    assert.deepEqual(Object.keys(merged.properties), ['a', 'b'])
+    const plain = schemaOf(toolById(catalog, 'a:plain'))
+    assert.deepEqual(plain, { type: 'object', properties: { c: { type: ['string', 'null'] } } })
+  })
+})
