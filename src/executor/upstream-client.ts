@@ -115,17 +115,17 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   })
   const breaker = createCircuitBreaker({ ...options.breaker, now })
 
-  const attempt = async (
-    req: UpstreamRequest,
-    timeoutMs: number,
-    call: Call,
-  ): Promise<RawResponse | Failure> => {
-    if (call.stopped) return stopped(call.reason)
-    const exchange = new Exchange(limit)
+  /**
+   * One attempt: a promise settled once by its Exchange with the answer or the failure (one promise
+   * per attempt, no async frame around it: each is a promise and a microtask per call, issue 20).
+   */
+  const attempt = (req: UpstreamRequest, timeoutMs: number, call: Call): Promise<RawResponse | Failure> => {
+    if (call.stopped) return Promise.resolve(stopped(call.reason))
+    const exchange = new Exchange(limit, call)
     call.exchange = exchange
     // Origin and path go to undici separately: a URL parser would turn an encoded `%2E%2E`
     // path value back into `..` and normalize it away (WHATWG URL dot-segment rules).
-    const raw = await exchange.run(agent, {
+    return exchange.run(agent, {
       origin: req.origin,
       path: req.path,
       method: req.method as Dispatcher.HttpMethod,
@@ -134,24 +134,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
     })
-    call.exchange = undefined
-    if (raw instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
-    // Once the call has stopped, its reason says why, whatever undici reported: a caller's own
-    // reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
-    if (call.stopped) return stopped(call.reason)
-    if (raw instanceof Error) return classify(raw, limit)
-    const { status, headers } = exchange
-    try {
-      const encoding = headers['content-encoding']
-      const decoded = encoding === undefined ? raw : await decodeBody(raw, encoding, limit)
-      const contentType = headers['content-type']
-      const bytes = checkJson(decoded, Array.isArray(contentType) ? contentType[0] : contentType)
-      return { status, headers, bytes, attempts: 1 }
-    } catch (err) {
-      if (err instanceof ResponseInvalid)
-        return { failure: 'invalid', status, detail: err.message, attempts: 1 }
-      return classify(err, limit)
-    }
   }
 
   const send = async (req: UpstreamRequest, sendOptions: SendOptions): Promise<RawResponse | Failure> => {
@@ -273,15 +255,38 @@ class Exchange implements Dispatcher.DispatchHandler {
   private abort: ((reason?: Error) => void) | undefined = undefined
   private ended = false
   private stopReason: Error | undefined = undefined
-  private done: (outcome: Buffer | Error) => void = () => undefined
+  private resolve: (outcome: RawResponse | Failure | Promise<RawResponse | Failure>) => void = () => undefined
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly call: Call,
+  ) {}
 
-  run(agent: Dispatcher, options: Dispatcher.DispatchOptions): Promise<Buffer | Error> {
+  run(agent: Dispatcher, options: Dispatcher.DispatchOptions): Promise<RawResponse | Failure> {
     return new Promise((resolve) => {
-      this.done = resolve
+      this.resolve = resolve
       agent.dispatch(options, this)
     })
+  }
+
+  /** The attempt's outcome once the exchange has ended with the body or the Error that ended it. */
+  private done(raw: Buffer | Error): void {
+    const { call, limit } = this
+    call.exchange = undefined
+    if (raw instanceof ResponseTooLarge) return this.resolve({ failure: 'too-large', limit, attempts: 1 })
+    // Once the call has stopped, its reason says why, whatever undici reported: a caller's own
+    // reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
+    if (call.stopped) return this.resolve(stopped(call.reason))
+    if (raw instanceof Error) return this.resolve(classify(raw, limit))
+    const { status, headers } = this
+    const encoding = headers['content-encoding']
+    if (encoding === undefined) return this.resolve(answer(status, headers, raw, limit))
+    this.resolve(
+      decodeBody(raw, encoding, limit).then(
+        (decoded) => answer(status, headers, decoded, limit),
+        (err: unknown) => invalidOrFailed(err, status, limit),
+      ),
+    )
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -329,6 +334,27 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.abort?.(reason)
     this.done(reason)
   }
+}
+
+/** The answer as relayed: a body labelled JSON must be JSON (checkJson), else it is `invalid`. */
+function answer(
+  status: number,
+  headers: UpstreamHeaders,
+  bytes: Buffer,
+  limit: number,
+): RawResponse | Failure {
+  try {
+    const contentType = headers['content-type']
+    const checked = checkJson(bytes, Array.isArray(contentType) ? contentType[0] : contentType)
+    return { status, headers, bytes: checked, attempts: 1 }
+  } catch (err) {
+    return invalidOrFailed(err, status, limit)
+  }
+}
+
+function invalidOrFailed(err: unknown, status: number, limit: number): Failure {
+  if (err instanceof ResponseInvalid) return { failure: 'invalid', status, detail: err.message, attempts: 1 }
+  return classify(err, limit)
 }
 
 /** The kept headers of undici's raw list (name, value, name, value …), as `parseHeaders` reads them. */
