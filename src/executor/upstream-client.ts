@@ -269,23 +269,25 @@ class Exchange implements Dispatcher.DispatchHandler {
     })
   }
 
-  /** The attempt's outcome once the exchange has ended with the body or the Error that ended it. */
+  /** Settles the attempt once the exchange has ended with the body or the Error that ended it. */
   private done(raw: Buffer | Error): void {
+    this.call.exchange = undefined
+    this.resolve(this.outcome(raw))
+  }
+
+  private outcome(raw: Buffer | Error): RawResponse | Failure | Promise<RawResponse | Failure> {
     const { call, limit } = this
-    call.exchange = undefined
-    if (raw instanceof ResponseTooLarge) return this.resolve({ failure: 'too-large', limit, attempts: 1 })
+    if (raw instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
     // Once the call has stopped, its reason says why, whatever undici reported: a caller's own
     // reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
-    if (call.stopped) return this.resolve(stopped(call.reason))
-    if (raw instanceof Error) return this.resolve(classify(raw, limit))
+    if (call.stopped) return stopped(call.reason)
+    if (raw instanceof Error) return classify(raw, limit)
     const { status, headers } = this
     const encoding = headers['content-encoding']
-    if (encoding === undefined) return this.resolve(answer(status, headers, raw, limit))
-    this.resolve(
-      decodeBody(raw, encoding, limit).then(
-        (decoded) => answer(status, headers, decoded, limit),
-        (err: unknown) => invalidOrFailed(err, status, limit),
-      ),
+    if (encoding === undefined) return answer(status, headers, raw, limit)
+    return decodeBody(raw, encoding, limit).then(
+      (decoded) => answer(status, headers, decoded, limit),
+      (err: unknown) => invalidOrFailed(err, status, limit),
     )
   }
 
