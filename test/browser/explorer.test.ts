@@ -40,7 +40,10 @@ declare const document: {
   querySelectorAll(selector: string): ArrayLike<PageElement> & Iterable<PageElement>
 }
 declare const window: unknown
-declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void }
+declare const sessionStorage: {
+  getItem(key: string): string | null
+  setItem(key: string, value: string): void
+}
 
 /** Bound on every wait in the page: a view that never comes fails the test, not the run. */
 const WAIT_MS = 20_000
