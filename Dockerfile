@@ -32,7 +32,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:3000/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-# --max-semi-space-size=4: V8's young generation grows to two 16 MB semi-spaces under load and keeps
-# them; capped at 4 MB each, the gateway's RSS after serving Kubernetes' documents was 10–20 MB lower
-# at the same CPU per request (bench/README.md, rows 6/6b). `npm start` and the bench set the same.
-CMD ["node", "--max-semi-space-size=4", "dist/src/cli/index.js", "serve"]
+CMD ["node", "dist/src/cli/index.js", "serve"]

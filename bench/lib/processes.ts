@@ -86,8 +86,8 @@ function captureOutput(child: ChildProcess): () => string {
 }
 
 /**
- * `toolgate serve` as `npm start` runs it (with its glibc setting and V8's young-generation cap,
- * also the Dockerfile's), on a free port. It logs at warn (the listening line is info), so readiness is /health answering 200.
+ * `toolgate serve` as `npm start` runs it (with its glibc setting, also the Dockerfile's), on a
+ * free port. It logs at warn (the listening line is info), so readiness is /health answering 200.
  */
 export async function startGateway(name: string, env: NodeJS.ProcessEnv, cpus: string | undefined) {
   const port = await freePort()
@@ -99,7 +99,6 @@ export async function startGateway(name: string, env: NodeJS.ProcessEnv, cpus: s
       EXAMPLE_UPSTREAM: 'off',
       DRAIN_DELAY: '0',
       MALLOC_MMAP_THRESHOLD_: '131072',
-      NODE_OPTIONS: '--max-semi-space-size=4',
       ...env,
     },
   })

@@ -573,28 +573,6 @@ describe('Dockerfile', () => {
     )
   })
 
-  test("the image, npm start and the bench's gateways run node with the same memory settings", async () => {
-    // glibc's mmap threshold and V8's young-generation cap (docs/operations.md): the bench measures
-    // what production runs, so the three must not drift apart.
-    const final = parseDockerfile(await readRoot('Dockerfile')).at(-1)
-    const cmd = JSON.parse(final?.instructions.findLast((i) => i.keyword === 'CMD')?.args ?? '[]') as string[]
-    assert.deepEqual(cmd.slice(0, 2), ['node', '--max-semi-space-size=4'])
-    assert.ok(
-      final?.instructions.some(
-        (i) => i.keyword === 'ENV' && /\bMALLOC_MMAP_THRESHOLD_=131072\b/.test(i.args),
-      ),
-      'Dockerfile: the final stage sets MALLOC_MMAP_THRESHOLD_=131072',
-    )
-    const start = (JSON.parse(await readRoot('package.json')) as { scripts: Record<string, string> }).scripts
-      .start
-    assert.equal(
-      start,
-      'MALLOC_MMAP_THRESHOLD_=131072 node --max-semi-space-size=4 dist/src/cli/index.js serve',
-    )
-    const bench = await readRoot('bench/lib/processes.ts')
-    assert.match(bench, /MALLOC_MMAP_THRESHOLD_: '131072',\n\s+NODE_OPTIONS: '--max-semi-space-size=4',/)
-  })
-
   test('.dockerignore keeps node_modules, dist, .git and the tests out, and every COPY source in', async () => {
     const dockerignore = await readRoot('.dockerignore')
     for (const path of [
