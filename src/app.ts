@@ -24,7 +24,7 @@ import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
-import { lazyChildLoggerFactory } from './util/lazy-logger.js'
+import { makeChildrenLazy } from './util/lazy-logger.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
 
@@ -71,8 +71,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const logger = loggerOptions(options.logger, config.logLevel)
   const app = Fastify({
     logger,
-    // A request's pino child is made when it first writes a line (none at warn for a 304).
-    ...(logger === false ? {} : { childLoggerFactory: lazyChildLoggerFactory }),
     trustProxy: config.trustProxy,
     // Limits and timeouts are explicit (SPEC §5): Fastify's requestTimeout defaults to 0 (never).
     bodyLimit: config.bodyLimit,
@@ -95,6 +93,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
     },
   })
+  // A request's pino child is made when it first writes a line (none at warn for a 304).
+  if (logger !== false) makeChildrenLazy(app.log)
   app.setErrorHandler(handleError)
   // Fastify's own parser, with messages that say what was wrong (the MCP route keeps its own).
   app.removeContentTypeParser('application/json')

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { test } from 'node:test'
 import Fastify from 'fastify'
-import { lazyChildLoggerFactory } from '../../src/util/lazy-logger.js'
+import { makeChildrenLazy } from '../../src/util/lazy-logger.js'
 
 function capturing(level: string) {
   const lines: Record<string, unknown>[] = []
@@ -14,8 +14,9 @@ function capturing(level: string) {
   })
   // Fastify's own pino logger, as the gateway's.
   const parent = Fastify({ logger: { level, stream } }).log
-  const child = (bindings: Record<string, unknown>, options = {}) =>
-    lazyChildLoggerFactory.call(undefined as never, parent, bindings, options, undefined as never)
+  makeChildrenLazy(parent)
+  // As Fastify's own childLoggerFactory asks for a request's logger.
+  const child = (bindings: Record<string, unknown>, options = {}) => parent.child(bindings, options)
   return { lines, parent, child }
 }
 
@@ -62,6 +63,55 @@ test('at info, every line of a request carries its id, as before', () => {
     [
       ['r-4', 'one'],
       ['r-4', 'two'],
+    ],
+  )
+})
+
+test("a lazy child makes no pino child until it writes; a child with a level of its own is pino's at once", () => {
+  const { lines, parent, child } = capturing('warn')
+  const log = child({ reqId: 'r-5' })
+  assert.equal(Object.getPrototypeOf(log), Object.getPrototypeOf(child({ reqId: 'r-6' })))
+  assert.notEqual(Object.getPrototypeOf(log), parent)
+  // pino's child inherits from its parent: a level of its own gets one at once.
+  assert.equal(Object.getPrototypeOf(child({ reqId: 'r-7' }, { level: 'info' })), parent)
+  log.info('not written')
+  assert.equal(lines.length, 0)
+})
+
+test("in an app, Fastify's own child factory gives each request a lazy logger that writes with its id", async (t) => {
+  const lines: Record<string, unknown>[] = []
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()))
+      done()
+    },
+  })
+  const app = Fastify({ logger: { level: 'warn', stream } })
+  t.after(() => app.close())
+  makeChildrenLazy(app.log)
+  // Fastify checks the logger of a custom childLoggerFactory on every request; its own it does not.
+  assert.equal(app.childLoggerFactory.name, 'defaultChildLoggerFactory')
+  app.get('/quiet', async (request) => ({ lazy: Object.getPrototypeOf(request.log) !== app.log }))
+  app.get('/loud', async (request) => {
+    request.log.warn({ a: 1 }, 'loud')
+    return {}
+  })
+  app.get('/debug', { logLevel: 'debug' }, async (request) => {
+    request.log.debug('debug line')
+    return {}
+  })
+  assert.deepEqual((await app.inject('/quiet')).json(), { lazy: true })
+  assert.equal(lines.length, 0)
+  const loud = await app.inject({ url: '/loud', headers: { 'x-request-id': 'id-1' } })
+  assert.equal(loud.statusCode, 200)
+  await app.inject('/debug')
+  assert.deepEqual(
+    lines.map((line) => [typeof line.reqId, line.msg]),
+    [
+      ['string', 'loud'],
+      ['string', 'incoming request'],
+      ['string', 'debug line'],
+      ['string', 'request completed'],
     ],
   )
 })
