@@ -11,6 +11,7 @@ import {
   ServedDocument,
 } from '../src/formats/index.js'
 import { SESSION_CODE_PATTERN, type Session, SessionStoreUnavailable } from '../src/sessions/types.js'
+import { memoPerOwner } from '../src/util/memo.js'
 import { sendDocument } from './send-document.js'
 
 /** seed 001's error bodies, exactly. */
@@ -36,19 +37,12 @@ interface CreateRoute {
 }
 
 /** Manifests rendered once per catalog version, view and manifest version (no key built per request). */
-const manifests = new WeakMap<Catalog, Map<string, Map<ManifestVersion, ServedDocument>>>()
+const manifestsOf = memoPerOwner(
+  (_catalog: Catalog, _view: string) => new Map<ManifestVersion, ServedDocument>(),
+)
 
 function manifestDocument(catalog: Catalog, view: string, version: ManifestVersion): ServedDocument {
-  let byView = manifests.get(catalog)
-  if (!byView) {
-    byView = new Map()
-    manifests.set(catalog, byView)
-  }
-  let byVersion = byView.get(view)
-  if (!byVersion) {
-    byVersion = new Map()
-    byView.set(view, byVersion)
-  }
+  const byVersion = manifestsOf(catalog, view)
   let document = byVersion.get(version)
   if (!document) {
     document = new ServedDocument(renderManifest(catalog, view, version))
