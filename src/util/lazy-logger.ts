@@ -5,6 +5,13 @@ type Bindings = Record<string, unknown>
 type ChildOptions = Parameters<FastifyBaseLogger['child']>[1]
 type MakeChild = (this: FastifyBaseLogger, bindings: Bindings, options?: ChildOptions) => FastifyBaseLogger
 
+/** What pino's loggers answer beyond Fastify's logger interface, kept by the lazy child. */
+interface PinoExtras {
+  bindings(): Bindings
+  setBindings(bindings: Bindings): void
+  flush(callback?: (error?: Error) => void): void
+}
+
 /** What the parent must answer for a child to be made lazily: pino's level check. */
 interface LevelChecking {
   isLevelEnabled(level: string): boolean
@@ -19,26 +26,36 @@ interface LevelChecking {
 class LazyChildLogger {
   #made: FastifyBaseLogger | undefined
 
-  constructor(
-    readonly parent: FastifyBaseLogger & LevelChecking,
-    readonly bindings: Bindings,
-    readonly options: ChildOptions,
-    readonly make: MakeChild,
-  ) {}
+  readonly #parent: FastifyBaseLogger & LevelChecking
+  readonly #bindings: Bindings
+  readonly #options: ChildOptions
+  readonly #make: MakeChild
 
-  #child(): FastifyBaseLogger {
-    this.#made ??= this.make.call(this.parent, this.bindings, this.options)
-    return this.#made
+  constructor(
+    parent: FastifyBaseLogger & LevelChecking,
+    bindings: Bindings,
+    options: ChildOptions,
+    make: MakeChild,
+  ) {
+    this.#parent = parent
+    this.#bindings = bindings
+    this.#options = options
+    this.#make = make
+  }
+
+  #child(): FastifyBaseLogger & PinoExtras {
+    this.#made ??= this.#make.call(this.#parent, this.#bindings, this.#options)
+    return this.#made as FastifyBaseLogger & PinoExtras
   }
 
   #write(level: Level, args: unknown[]) {
     if (this.#made) return (this.#made[level] as (...args: unknown[]) => void)(...args)
-    if (!this.parent.isLevelEnabled(level)) return undefined
+    if (!this.#parent.isLevelEnabled(level)) return undefined
     return (this.#child()[level] as (...args: unknown[]) => void)(...args)
   }
 
   get level(): string {
-    return this.#made ? this.#made.level : this.parent.level
+    return this.#made ? this.#made.level : this.#parent.level
   }
   set level(level: string) {
     this.#child().level = level
@@ -71,7 +88,20 @@ class LazyChildLogger {
   /** pino's own, for code that asks a request's logger what it holds. */
   isLevelEnabled(level: string): boolean {
     const made = this.#made as (FastifyBaseLogger & Partial<LevelChecking>) | undefined
-    return made?.isLevelEnabled ? made.isLevelEnabled(level) : this.parent.isLevelEnabled(level)
+    return made?.isLevelEnabled ? made.isLevelEnabled(level) : this.#parent.isLevelEnabled(level)
+  }
+
+  /** pino's: the bindings of this logger and its parents, as its lines carry them. */
+  bindings(): Bindings {
+    return this.#child().bindings()
+  }
+
+  setBindings(bindings: Bindings): void {
+    this.#child().setBindings(bindings)
+  }
+
+  flush(callback?: (error?: Error) => void): void {
+    this.#child().flush(callback)
   }
 }
 

@@ -115,3 +115,18 @@ test("in an app, Fastify's own child factory gives each request a lazy logger th
     ],
   )
 })
+
+test("a lazy logger answers pino's bindings(), setBindings() and flush() as pino's child does", async () => {
+  const { lines, child } = capturing('warn')
+  const log = child({ reqId: 'r-8' }) as ReturnType<typeof child> & {
+    bindings(): Record<string, unknown>
+    setBindings(bindings: Record<string, unknown>): void
+    flush(callback?: (error?: Error) => void): void
+  }
+  assert.deepEqual(log.bindings(), { reqId: 'r-8' })
+  log.setBindings({ tool: 't' })
+  assert.deepEqual(log.bindings(), { reqId: 'r-8', tool: 't' })
+  log.warn('with both')
+  assert.deepEqual([lines[0]!.reqId, lines[0]!.tool, lines[0]!.msg], ['r-8', 't', 'with both'])
+  await new Promise<void>((resolve, reject) => log.flush((error) => (error ? reject(error) : resolve())))
+})
