@@ -1,5 +1,5 @@
 import cors from '@fastify/cors'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 
 /** Headers a browser-based agent or debugger may read (seed 001's and MCP's included). */
@@ -17,22 +17,28 @@ export const EXPOSED_HEADERS = [
 const EXPOSED = EXPOSED_HEADERS.join(', ')
 
 /**
+ * A simple request's two CORS headers, which never vary. Set first of all by the one onRequest
+ * hook every request runs (ops.ts, with the version and request-id headers), so a request refused
+ * by a later hook carries them too.
+ */
+export function setSimpleCorsHeaders(reply: FastifyReply): void {
+  reply.header('access-control-allow-origin', '*')
+  reply.header('access-control-expose-headers', EXPOSED)
+}
+
+/**
  * CORS `*` everywhere (seed 000: discovery is fetched cross-origin, the Opal debugger calls tools
  * from the browser).
  *
- * A simple request's two headers never vary, so they are set by one hook of ours, first of all
- * (a request refused by a later hook carries them too). @fastify/cors answers the preflights: it
+ * A simple request's two headers never vary: `setSimpleCorsHeaders`, called first by the root
+ * onRequest hook of ops.ts (one hook for every fixed header: each hook is a step of Fastify's hook
+ * runner per request). @fastify/cors answers the preflights: it
  * is registered in a context of its own, which holds its `OPTIONS *` route and its hook, so only
  * OPTIONS requests run it. On every request its hook read `request.routeOptions` twice (a new
  * object each time) and copied its options: 15 µs of CPU of a 60 µs MCP `server/discover`
  * (issue 20, row 1k). The headers are the same bytes either way (test/app/cors.test.ts).
  */
 async function corsPlugin(fastify: FastifyInstance) {
-  fastify.addHook('onRequest', (_request, reply, done) => {
-    reply.header('access-control-allow-origin', '*')
-    reply.header('access-control-expose-headers', EXPOSED)
-    done()
-  })
   await fastify.register(async function preflights(scope) {
     await scope.register(cors, {
       origin: '*',

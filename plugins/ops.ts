@@ -4,6 +4,7 @@ import { describeAccess } from '../src/access/describe-access.js'
 import type { Catalog } from '../src/catalog/index.js'
 import type { ReloadRecord } from '../src/store/index.js'
 import { API_VERSION, PACKAGE_VERSION } from '../src/version.js'
+import { setSimpleCorsHeaders } from './cors.js'
 import { sendDocument } from './send-document.js'
 
 declare module 'fastify' {
@@ -19,8 +20,11 @@ declare module 'fastify' {
  */
 async function ops(fastify: FastifyInstance) {
   fastify.decorate('lifecycle', { draining: false })
-  // Callback style, not async: no promise per request for three headers (issue 20's profile).
+  // The one root onRequest hook: the headers every response carries, CORS's pair first (a request
+  // refused by a route's access hook, which runs after it, carries them all). Callback style, not
+  // async: no promise per request (issue 20's profile).
   fastify.addHook('onRequest', (request, reply, done) => {
+    setSimpleCorsHeaders(reply)
     // Names in lower case: Fastify lower-cases each name it is given.
     reply.header('api-version', API_VERSION)
     reply.header('catalog-version', fastify.catalogStore.current().catalog.version)
@@ -109,7 +113,7 @@ function lastReload(fastify: FastifyInstance) {
   return { lastReload: { trigger, startedAt, durationMs, outcome, swapped, ...(error ? { error } : {}) } }
 }
 
-export default fp(ops, { name: 'ops', dependencies: ['catalog-store', 'sessions'] })
+export default fp(ops, { name: 'ops', dependencies: ['cors', 'catalog-store', 'sessions'] })
 
 /** Spec files that failed or serve their last good version, and how the latest reload went. */
 function specsReadiness(catalog: Catalog, lastReload: ReloadRecord | undefined) {
