@@ -10,7 +10,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DISCOVER_VIEW } from '../src/catalog/index.js'
+import { DISCOVER_VIEW } from '../src/catalog/build-views.js'
 import {
   checkArgumentValues,
   DEFAULT_ARGUMENT_DEPTH,

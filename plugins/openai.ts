@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { DISCOVER_VIEW } from '../src/catalog/index.js'
+import { DISCOVER_VIEW } from '../src/catalog/build-views.js'
 import { errors } from '../src/errors.js'
 import { sendDocument } from './send-document.js'
 

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify'
-import { type Catalog, DISCOVER_VIEW, type Tool, type ToolMatch } from '../src/catalog/index.js'
+import { DISCOVER_VIEW } from '../src/catalog/build-views.js'
+import type { Catalog, Tool, ToolMatch } from '../src/catalog/index.js'
 import { errors } from '../src/errors.js'
 import { createViewRenderers, type ViewRenderer } from '../src/formats/index.js'
 import { renderOptions } from '../src/store/index.js'

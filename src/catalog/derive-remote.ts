@@ -2,13 +2,12 @@ import type { DerivedService, ToolDraft } from './derive-service.js'
 import { type ArgumentCandidate, assembleInputSchema } from './input-schema.js'
 import { createSchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
-import type { LoadedRemote, RemoteTool } from './remote-source.js'
+import { type LoadedRemote, REMOTE_TOKEN_SCHEME, type RemoteTool } from './remote-source.js'
 import { deriveSafety } from './safety.js'
 import type { HttpMethod, Parameter, Service } from './types.js'
 import { snakeCase } from './wire-name.js'
 
-/** The security scheme a remote source's token is injected by (as an ordinary bearer credential). */
-export const REMOTE_TOKEN_SCHEME = 'remoteToken'
+export { REMOTE_TOKEN_SCHEME }
 
 /**
  * A remote source's tools join the catalog as a service of their own (seed 004): same views, wire

@@ -1,5 +1,8 @@
 import { isRecord } from '../util/is-record.js'
 
+/** The security scheme a remote source's token is injected by (as an ordinary bearer credential). */
+export const REMOTE_TOKEN_SCHEME = 'remoteToken'
+
 /** A remote tool source (seed 004): a base URL answering `GET /mcp/tools/list`. */
 export interface RemoteSourceOptions {
   readonly id: string

@@ -2,14 +2,12 @@
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { createFsSourceReader } from '../catalog/index.js'
+import { createFsSourceReader } from '../catalog/fs-reader.js'
 import { ConfigError, catalogOptions, loadConfig, specReadLimits } from '../config/load-config.js'
 import { DEFAULT_BUDGETS } from '../formats/index.js'
 import { serve } from '../server.js'
 import { renderOptions } from '../store/snapshot.js'
 import { PACKAGE_VERSION } from '../version.js'
-import { DEFAULT_GEN_DIR, genCheck, genOpenAI } from './gen.js'
-import { lint } from './lint.js'
 import { newToken } from './token.js'
 
 const USAGE = `toolgate ${PACKAGE_VERSION} — OpenAPI descriptions as tools for AI agents
@@ -51,6 +49,7 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (command === 'lint') {
     const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
+    const { lint } = await import('./lint.js')
     return lint(
       rest[0] ?? config.specsDir,
       catalogOptions(config),
@@ -67,8 +66,11 @@ async function main(argv: readonly string[]): Promise<number> {
 async function gen(
   what: string | undefined,
   specs: string | undefined,
-  out = DEFAULT_GEN_DIR,
+  out: string | undefined,
 ): Promise<number> {
+  // The build code (spec parsing, $ref bundling, upgrades) is loaded only by the commands that build.
+  const { DEFAULT_GEN_DIR, genCheck, genOpenAI } = await import('./gen.js')
+  out ??= DEFAULT_GEN_DIR
   const config = await loadConfig(process.env, (path) => readFile(path, 'utf8'))
   const dir = specs ?? config.specsDir
   if (what === 'openai') {

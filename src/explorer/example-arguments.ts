@@ -1,4 +1,5 @@
-import fc from 'fast-check'
+import { createRequire } from 'node:module'
+import type FastCheck from 'fast-check'
 import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { resolvePointer } from '../util/json-pointer.js'
@@ -162,6 +163,18 @@ function compile(pattern: string): RegExp | undefined {
   return undefined
 }
 
+let loaded: typeof FastCheck | undefined
+
+/**
+ * fast-check, loaded on the first pattern drawn: only a tool page's example needs it, and its
+ * source (≈ 380 KB) would otherwise sit in every gateway's heap. Its CommonJS build, so that the
+ * example stays synchronous.
+ */
+function fastCheck(): typeof FastCheck {
+  loaded ??= createRequire(import.meta.url)('fast-check') as typeof FastCheck
+  return loaded
+}
+
 /** Draws made per pattern, with a fixed seed: the same schema always gets the same example. */
 const PATTERN_DRAWS = 30
 
@@ -172,6 +185,7 @@ const PATTERN_DRAWS = 30
  */
 function matching(pattern: RegExp, min: number, max: number): string | undefined {
   try {
+    const fc = fastCheck()
     const draws = fc.sample(fc.stringMatching(pattern, { size: 'xsmall' }), {
       numRuns: PATTERN_DRAWS,
       seed: 42,

@@ -1,16 +1,9 @@
 import { Worker } from 'node:worker_threads'
-import {
-  type Catalog,
-  type CatalogDiff,
-  type CatalogOptions,
-  createFsSourceReader,
-  type LoadedSource,
-  type SourceReader,
-  type SpecReadLimits,
-} from '../catalog/index.js'
+import { createFsSourceReader, type SpecReadLimits } from '../catalog/fs-reader.js'
+import type { Catalog, CatalogDiff, CatalogOptions, LoadedSource, SourceReader } from '../catalog/index.js'
 import type { RenderedViews, RenderOptions, TokenSizes } from '../formats/index.js'
 import { type BuildInputs, createInputsCheck } from './build-inputs.js'
-import { buildVersion, type VersionFingerprint } from './build-version.js'
+import type { buildVersion, VersionFingerprint } from './build-version.js'
 import {
   type BuilderMemory,
   type CatalogBytes,
@@ -84,6 +77,9 @@ export function createInProcessBuilder(settings: BuilderSettings, reader: Source
       if (await inputs.unchanged(remote)) return UNCHANGED
       let built: Awaited<ReturnType<typeof buildVersion>>
       try {
+        // Loaded on the first build: the server builds in a worker, so its main thread never
+        // holds the spec parsing, $ref bundling and upgrade code (and their libraries).
+        const { buildVersion } = await import('./build-version.js')
         built = await buildVersion(
           { ...settings, remote, reload, ...(previous ? { previous } : {}) },
           reader,

@@ -1,10 +1,5 @@
-import {
-  buildSearchIndexAsync,
-  type Catalog,
-  type CatalogOptions,
-  type RemoteSourceOptions,
-  type SourceReader,
-} from '../catalog/index.js'
+import type { Catalog, CatalogOptions, RemoteSourceOptions, SourceReader } from '../catalog/index.js'
+import { buildSearchIndexAsync } from '../catalog/search-index.js'
 import type { RenderOptions } from '../formats/index.js'
 import {
   type CatalogBuilder,

@@ -1,10 +1,10 @@
+import type { Problem } from '../catalog/index.js'
 import {
   fetchRemoteTools,
   type LoadedRemote,
-  type Problem,
   RemoteSourceError,
   type RemoteSourceOptions,
-} from '../catalog/index.js'
+} from '../catalog/remote-source.js'
 
 /** Remote sources as the catalog takes them (seed 004): those that answered, and those that did not. */
 export interface RemoteState {

@@ -1,10 +1,5 @@
-import {
-  buildSearchIndex,
-  type Catalog,
-  type Service,
-  type Tool,
-  type ToolSearchIndex,
-} from '../catalog/index.js'
+import type { Catalog, Service, Tool } from '../catalog/index.js'
+import { buildSearchIndex, type ToolSearchIndex } from '../catalog/search-index.js'
 import type { GatewayConfig } from '../config/load-config.js'
 import {
   type ArgumentValidator,
