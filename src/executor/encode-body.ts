@@ -1,4 +1,4 @@
-import { FormData } from 'undici'
+import { FormData } from 'undici/lib/web/fetch/formdata.js'
 import type { JsonSchema, PropertyEncoding, Tool } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { bracketPairs, encodeValue, scalarText } from './serialize-parameters.js'

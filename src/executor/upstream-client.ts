@@ -1,4 +1,5 @@
-import { Agent, type Dispatcher } from 'undici'
+import type { Dispatcher } from 'undici'
+import Agent from 'undici/lib/dispatcher/agent.js'
 
 /**
  * The upstream headers the gateway reads (the answer's framing and type, the ones relayed to the
