@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer'
 import { createRequire } from 'node:module'
 
 type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base')
@@ -43,19 +44,51 @@ export interface TokenSample {
 
 /** A document's text to count, sampled above EXACT_TOKEN_CHARS, so it can be counted later elsewhere. */
 export function tokenSample(json: string): TokenSample {
-  if (json.length <= EXACT_TOKEN_CHARS) return { texts: [json], scale: 1 }
+  // A copy, not V8's sliced string: a slice keeps its whole document alive until counted (the
+  // build worker counts after it answers; Kubernetes' four largest documents held 145 MB so).
+  return sampleText(json.length, (start, end) =>
+    start === 0 && end >= json.length ? json : structuredClone(json.slice(start, end)),
+  )
+}
+
+/** tokenSample of the text that is these parts one after the other (jsonTexts), never joined whole. */
+export function tokenSampleOfTexts(texts: readonly string[]): TokenSample {
+  const length = texts.reduce((sum, text) => sum + text.length, 0)
+  return sampleText(length, (start, end) => {
+    const pieces: string[] = []
+    let offset = 0
+    for (const text of texts) {
+      const from = Math.max(start - offset, 0)
+      const to = Math.min(end - offset, text.length)
+      if (from < to) pieces.push(text.slice(from, to))
+      offset += text.length
+      if (offset >= end) break
+    }
+    // A string of its own, not a slice keeping the parts alive.
+    return structuredClone(pieces.join(''))
+  })
+}
+
+/** tokenSample of a document's UTF-8 bytes, decoded only a sample at a time when they are ASCII. */
+export function tokenSampleOfBytes(bytes: Buffer): TokenSample {
+  if (!isAscii(bytes)) return tokenSample(bytes.toString())
+  // ASCII: one character per byte, so a sample's characters are its bytes.
+  return sampleText(bytes.length, (start, end) => bytes.toString('latin1', start, end))
+}
+
+/** The sample of a text of `length` characters, `slice(start, end)` giving its characters as a string of their own. */
+function sampleText(length: number, slice: (start: number, end: number) => string): TokenSample {
+  if (length <= EXACT_TOKEN_CHARS) return { texts: [slice(0, length)], scale: 1 }
   const size = Math.floor(EXACT_TOKEN_CHARS / SAMPLES)
-  const step = Math.floor(json.length / SAMPLES)
+  const step = Math.floor(length / SAMPLES)
   const texts: string[] = []
   let chars = 0
   for (let i = 0; i < SAMPLES; i++) {
-    // A copy, not V8's sliced string: a slice keeps its whole document alive until counted (the
-    // build worker counts after it answers; Kubernetes' four largest documents held 145 MB so).
-    const slice = structuredClone(json.slice(i * step, i * step + size))
-    texts.push(slice)
-    chars += slice.length
+    const text = slice(i * step, Math.min(i * step + size, length))
+    texts.push(text)
+    chars += text.length
   }
-  return { texts, scale: json.length / chars }
+  return { texts, scale: length / chars }
 }
 
 export function countSample({ texts, scale }: TokenSample): TokenCount {

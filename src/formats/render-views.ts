@@ -1,6 +1,12 @@
 import type { Catalog } from '../catalog/types.js'
-import { countSample, type TokenSample, tokenSample } from './count-tokens.js'
-import { ServedDocument } from './served-document.js'
+import {
+  countSample,
+  type TokenSample,
+  tokenSample,
+  tokenSampleOfBytes,
+  tokenSampleOfTexts,
+} from './count-tokens.js'
+import { jsonTexts, ServedDocument, textBytes } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
 export interface ViewRenderer {
@@ -119,31 +125,42 @@ export function renderEager(
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
   const jobs: TokenJob[] = []
+  // Collect once enough rendered text is garbage: each collection marks the whole live heap.
   let rendered = 0
+  const offer = (bytes: number) => {
+    rendered += bytes
+    if (settle && rendered >= SETTLE_CHARS) {
+      settle()
+      rendered = 0
+    }
+  }
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
     for (const renderer of renderers) {
       const value = renderer.render(catalog, view)
-      let json: string
+      // The text in parts (jsonTexts): no document is joined or decoded into one string just to
+      // be measured. Eager documents are kept as bytes, and measured from them.
+      const texts = jsonTexts(value)
+      let bytes: number
+      let sample: () => TokenSample
       if (renderer.served === 'eager') {
-        const document = new ServedDocument(value)
+        const document = new ServedDocument(undefined, undefined, { body: textBytes(texts) })
         eager.push({ format: renderer.format, view, document })
-        json = document.body.toString()
-      } else json = JSON.stringify(value)
-      sizes[view][renderer.format] = { bytes: Buffer.byteLength(json), tools: toolIds.length }
+        bytes = document.body.length
+        sample = () => tokenSampleOfBytes(document.body)
+      } else {
+        bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0)
+        sample = () => tokenSampleOfTexts(texts)
+      }
+      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
       // What a model holds before any search: the whole document, or its upfront part.
       if (renderer.counted !== false)
         jobs.push({
           view,
           format: renderer.format,
-          sample: tokenSample(renderer.upfront ? JSON.stringify(renderer.upfront(value)) : json),
+          sample: renderer.upfront ? tokenSample(JSON.stringify(renderer.upfront(value))) : sample(),
         })
-      // Collect once enough rendered text is garbage: each collection marks the whole live heap.
-      rendered += json.length
-      if (settle && rendered >= SETTLE_CHARS) {
-        settle()
-        rendered = 0
-      }
+      offer(bytes)
     }
   }
   if (deferTokens) return { sizes, eager, tokenSamples: jobs }

@@ -56,16 +56,19 @@ const collectGarbage = (() => {
 const GARBAGE_BYTES = 32 * 1024 * 1024 // 32 MB
 
 async function run(input: WorkerInput) {
-  const samples = await answer(input)
+  const { message, transfer, samples } = await answer(input)
+  // The build's catalog, views and parsed specs are garbage once encoded: collected before the
+  // answer leaves, so the worker does not hold them while the main thread decodes the answer
+  // beside the catalog it serves (the worker's heap used: ~80 MB before, ~20 MB after).
+  collectAll()
+  parentPort!.postMessage(message, transfer)
   if (!samples) return
   // The new version serves already; its token counts follow in a second message (/catalog waits).
-  // The build's catalog, views and parsed specs are garbage once answered: collected before the
-  // tokenizer loads, so the worker does not hold them while the main thread decodes the answer.
-  collectAll()
-  parentPort!.postMessage({ tokens: countTokenSamples(samples) } satisfies TokenAnswer)
+  const tokens = countTokenSamples(samples)
+  parentPort!.postMessage({ tokens } satisfies TokenAnswer)
 }
 
-/** Builds, answers the main thread, and returns what is left to count (nothing else of the build). */
+/** Builds and encodes the answer; returns it and what is left to count (nothing else of the build). */
 async function answer(input: WorkerInput) {
   const lastGood = lazyLastGood(input.memory.lastGood)
   const previous = input.memory.fingerprint && decodeFingerprint(input.memory.fingerprint)
@@ -89,14 +92,11 @@ async function answer(input: WorkerInput) {
     memory,
     inputs: built.inputs,
   }
-  parentPort!.postMessage(
-    message,
-    transferables(
-      catalog ? [catalog.bytes] : [],
-      views ? views.documents.map((document) => document.body) : [],
-    ),
+  const transfer = transferables(
+    catalog ? [catalog.bytes] : [],
+    views ? views.documents.map((document) => document.body) : [],
   )
-  return built.views?.tokenSamples
+  return { message, transfer, samples: built.views?.tokenSamples }
 }
 
 /** The worker's second message, after a changed build: each view's and format's tokens. */
