@@ -1,5 +1,6 @@
 import { promisify } from 'node:util'
 import { brotliDecompress, gunzip, inflate, inflateRaw } from 'node:zlib'
+import { scanJson } from './scan-json.js'
 import type { UpstreamBody } from './types.js'
 
 export class ResponseTooLarge extends Error {
@@ -75,7 +76,11 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf])
  */
 export function checkJson(bytes: Buffer, contentType: string | undefined): Buffer {
   if (bytes.length === 0 || contentType === undefined || !JSON_TYPE.test(contentType)) return bytes
-  const json = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? bytes.subarray(3) : bytes
+  const bom = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2]
+  const json = bom ? bytes.subarray(3) : bytes
+  // The scan accepts exactly what JSON.parse accepts, without building the value; a body it
+  // refuses goes through JSON.parse for the refusal's message (and is kept if that parses it).
+  if (scanJson(bytes, bom ? 3 : 0)) return json
   try {
     JSON.parse(json.toString('utf8'))
   } catch (err) {
