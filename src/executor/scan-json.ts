@@ -13,7 +13,8 @@ export function scanJson(bytes: Uint8Array, start: number): boolean {
   const n = bytes.length
   let i = start
   let depth = 0
-  // Containers open: 1 object, 2 array. Grown when deeper; shared (the scan is synchronous).
+  // Containers open: 1 object, 2 array. Shared (the scan is synchronous); a deeper text grows a
+  // copy of its own, dropped after the scan, so a hostile answer cannot leave a large stack behind.
   let stack = STACK
   for (;;) {
     // A value is expected at i.
@@ -27,7 +28,7 @@ export function scanJson(bytes: Uint8Array, start: number): boolean {
       if (bytes[i] === close) {
         i++
       } else {
-        if (depth === stack.length) stack = STACK = grow(stack)
+        if (depth === stack.length) stack = grow(stack)
         stack[depth++] = c === OPEN_BRACE ? OBJECT : ARRAY
         if (c === OPEN_BRACE) {
           i = member(bytes, i, n)
@@ -77,7 +78,7 @@ export function scanJson(bytes: Uint8Array, start: number): boolean {
 
 const OBJECT = 1
 const ARRAY = 2
-let STACK: Uint8Array = new Uint8Array(64)
+const STACK: Uint8Array = new Uint8Array(64)
 
 function grow(stack: Uint8Array): Uint8Array {
   const bigger = new Uint8Array(stack.length * 2)
