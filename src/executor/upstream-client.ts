@@ -91,7 +91,7 @@ const NOTHING_SENT = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ])
 const RESET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'])
-const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'])
+const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT'])
 
 /**
  * undici with one bounded keep-alive pool per upstream origin, connect and response timeouts,
@@ -111,8 +111,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     connections: options.connectionsPerOrigin,
     connect: { timeout: options.connectTimeoutMs },
     keepAliveTimeout: 10_000,
-    headersTimeout: options.timeoutMs,
-    bodyTimeout: options.timeoutMs,
+    // The call's own deadline bounds headers and body: undici's timers, set to it too, ran from an
+    // earlier request on a reused connection and ended calls up to 90 ms early as their own error.
+    headersTimeout: 0,
+    bodyTimeout: 0,
   })
   const breaker = createCircuitBreaker({ ...options.breaker, now })
 
@@ -120,7 +122,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
    * One attempt: a promise settled once by its Exchange with the answer or the failure (one promise
    * per attempt, no async frame around it: each is a promise and a microtask per call, issue 20).
    */
-  const attempt = (req: UpstreamRequest, timeoutMs: number, call: Call): Promise<RawResponse | Failure> => {
+  const attempt = (req: UpstreamRequest, call: Call): Promise<RawResponse | Failure> => {
     if (call.stopped) return Promise.resolve(stopped(call.reason))
     const exchange = new Exchange(limit, call)
     call.exchange = exchange
@@ -132,8 +134,6 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       method: req.method as Dispatcher.HttpMethod,
       headers: req.headers,
       body: req.body ?? null,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
     })
   }
 
@@ -150,7 +150,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
-        const result = await attempt(req, timeoutMs, call)
+        const result = await attempt(req, call)
         outcome = attempts === 1 ? result : { ...result, attempts }
         if (attempts === maxAttempts || call.stopped) break
         const delay = retryDelay(outcome, attempts, sendOptions.retry, random)

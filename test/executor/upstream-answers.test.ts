@@ -39,6 +39,42 @@ const PHASES = (['headers', 'body', 'backoff'] as const).flatMap((phase) =>
 const HEADER_NAME: Record<string, string> = { 'deflate (raw, as many servers send it)': 'deflate' }
 
 describe('one deadline for the whole call (issue 14 class 9)', () => {
+  test("a call whose upstream sends no headers is stopped by its own deadline, not earlier by undici's timers", async (t) => {
+    // undici's headersTimeout, equal to the deadline, ran from an earlier request on a reused
+    // connection: a call after a quick answer ended 50-90 ms early, as undici's own error.
+    const plan: ('answer' | 'hang')[] = []
+    const upstream = await startUpstream(t, async (_r, res) => {
+      if (plan.shift() === 'answer') {
+        res.writeHead(200, { 'content-type': 'application/json' })
+        res.end('{"ok":true}')
+        return
+      }
+      await sleep(60_000) // no headers within the test; the socket is destroyed at close
+    })
+    const timed = async (call: (id: string, args: Record<string, unknown>) => Promise<ToolOutcome>) => {
+      const started = performance.now()
+      const outcome = await call('s:read', {})
+      return { outcome, took: performance.now() - started }
+    }
+    for (const timeoutMs of [600, 1_200]) {
+      const { call } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
+        services: { s: { upstream: upstream.url, timeoutMs } },
+      })
+      plan.push('hang', 'answer', 'hang', 'hang')
+      const first = timed(call)
+      await sleep(100)
+      assert.deepEqual(json(await call('s:read', {})), { ok: true })
+      await sleep(200)
+      const second = timed(call)
+      const third = (async () => (await sleep(50), timed(call)))()
+      for (const { outcome, took } of [await first, await second, await third]) {
+        assert.equal(outcome.status, 504)
+        assert.match(String(refusal(outcome)?.error), new RegExp(`no complete answer within ${timeoutMs} ms`))
+        assert.ok(took >= timeoutMs - 2, `${timeoutMs} ms deadline: stopped after ${Math.round(took)} ms`)
+      }
+    }
+  })
+
   test('an upstream trickling its body past timeoutMs is a 504 at the deadline; one finishing inside it answers', async (t) => {
     let bytesPerAnswer = 0
     let hungUp: Promise<boolean> = Promise.resolve(false)
