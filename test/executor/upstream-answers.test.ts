@@ -66,7 +66,7 @@ describe('one deadline for the whole call (issue 14 class 9)', () => {
       assert.deepEqual(json(await call('s:read', {})), { ok: true })
       await sleep(200)
       const second = timed(call)
-      const third = (async () => (await sleep(50), timed(call)))()
+      const third = sleep(50).then(() => timed(call))
       for (const { outcome, took } of [await first, await second, await third]) {
         assert.equal(outcome.status, 504)
         assert.match(String(refusal(outcome)?.error), new RegExp(`no complete answer within ${timeoutMs} ms`))
