@@ -7,8 +7,6 @@ import { deriveSafety } from './safety.js'
 import type { HttpMethod, Parameter, Service } from './types.js'
 import { snakeCase } from './wire-name.js'
 
-export { REMOTE_TOKEN_SCHEME }
-
 /**
  * A remote source's tools join the catalog as a service of their own (seed 004): same views, wire
  * names and surfaces. Arguments go in the query for GET and DELETE, in a JSON body otherwise;

@@ -6,7 +6,6 @@ import type { Catalog } from './types.js'
 
 export { buildCatalog, type CatalogInput } from './build-catalog.js'
 export { DISCOVER_VIEW } from './build-views.js'
-export { REMOTE_TOKEN_SCHEME } from './derive-remote.js'
 export { type CatalogDiff, diffCatalogs, diffToolHashes, isEmptyDiff } from './diff-catalogs.js'
 export {
   createFsSourceReader,
@@ -28,6 +27,7 @@ export { PROBLEM_CODES, type ProblemCode } from './problems.js'
 export {
   fetchRemoteTools,
   type LoadedRemote,
+  REMOTE_TOKEN_SCHEME,
   RemoteSourceError,
   type RemoteSourceOptions,
   type RemoteTool,

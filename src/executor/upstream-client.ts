@@ -94,10 +94,10 @@ const RESET = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT'])
 
 /**
- * undici with one bounded keep-alive pool per upstream origin, connect and response timeouts,
- * retries only for idempotent tools and only when nothing was sent or the connection reset
- * before a response (or a 429/503 named a Retry-After), jittered backoff, and a circuit
- * breaker per origin (SPEC §3 step 5).
+ * undici with one bounded keep-alive pool per upstream origin, a connect timeout, one deadline per
+ * call, retries only for idempotent tools and only when nothing was sent or the connection reset
+ * before a response (or a 429/503 named a Retry-After), jittered backoff, and a circuit breaker
+ * per origin (SPEC §3 step 5).
  *
  * Each attempt goes to undici's `dispatch` with an Exchange as its handler, which collects the
  * body's Buffers as they arrive: no Readable, no async iterator, no AbortController. The call's

@@ -125,15 +125,7 @@ export function renderEager(
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
   const jobs: TokenJob[] = []
-  // Collect once enough rendered text is garbage: each collection marks the whole live heap.
   let rendered = 0
-  const offer = (bytes: number) => {
-    rendered += bytes
-    if (settle && rendered >= SETTLE_CHARS) {
-      settle()
-      rendered = 0
-    }
-  }
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
     for (const renderer of renderers) {
@@ -160,7 +152,12 @@ export function renderEager(
           format: renderer.format,
           sample: renderer.upfront ? tokenSample(JSON.stringify(renderer.upfront(value))) : sample(),
         })
-      offer(bytes)
+      // Collect once enough rendered text is garbage: each collection marks the whole live heap.
+      rendered += bytes
+      if (settle && rendered >= SETTLE_CHARS) {
+        settle()
+        rendered = 0
+      }
     }
   }
   if (deferTokens) return { sizes, eager, tokenSamples: jobs }

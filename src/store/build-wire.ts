@@ -1,6 +1,7 @@
 import { Deserializer, deserialize, Serializer, serialize } from 'node:v8'
 import type { Catalog, LastGoodSources, LoadedSource } from '../catalog/index.js'
 import { type RenderedViews, ServedDocument } from '../formats/index.js'
+import { deepFreeze } from '../util/deep-freeze.js'
 import type { VersionFingerprint } from './build-version.js'
 import type { RemoteState } from './remote-sources.js'
 
@@ -69,8 +70,10 @@ export async function decodeCatalog(encoded: CatalogBytes): Promise<Catalog> {
   const { bytes } = encoded
   const deserializer = new Deserializer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))
   deserializer.readHeader()
+  // V8's serializer writes a string at each of its occurrences (objects once): every copy of a
+  // description Kubernetes repeats 770 times came back as its own string until made one here.
   const strings = new Map<string, string>()
-  const head = internAndFreeze(deserializer.readValue(), strings) as Omit<Catalog, 'tools' | 'problems'>
+  const head = deepFreeze(deserializer.readValue(), strings) as Omit<Catalog, 'tools' | 'problems'>
   const tools = await readSlices(deserializer, encoded.toolSlices, strings)
   const problems = await readSlices(deserializer, encoded.problemSlices, strings)
   // Members in buildCatalog's order: /catalog serializes them as they stand.
@@ -94,39 +97,11 @@ async function readSlices<T>(
   const items: T[] = []
   for (let i = 0; i < count; i++) {
     await nextTurn()
-    // Objects shared with an earlier slice are frozen (and interned) already: the walk stops at them.
-    for (const item of internAndFreeze(deserializer.readValue() as T[], strings)) items.push(item)
+    // Objects shared with an earlier slice are frozen and interned already: the walk stops at them.
+    // Interned per slice, so no step of the swap is longer than a slice.
+    for (const item of deepFreeze(deserializer.readValue() as T[], strings)) items.push(item)
   }
   return items
-}
-
-/**
- * deepFreeze that also makes equal strings one: V8's serializer writes a string at each of its
- * occurrences (objects are written once), so every copy of a description Kubernetes repeats 770
- * times came back as its own string. Each string value is replaced by the first equal one this
- * decode met (`strings`); done per slice, so no step of the swap is longer than a slice.
- */
-function internAndFreeze<T>(value: T, strings: Map<string, string>): T {
-  const pending: unknown[] = [value]
-  while (pending.length > 0) {
-    const node = pending.pop()
-    if (node === null || typeof node !== 'object' || Object.isFrozen(node) || ArrayBuffer.isView(node))
-      continue
-    const record = node as Record<string, unknown>
-    const keys = Object.keys(record)
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i] as string
-      const child = record[key]
-      if (typeof child === 'string') {
-        const known = strings.get(child)
-        // Strings compare by value, so `known !== child` cannot tell the copy: always write it.
-        if (known === undefined) strings.set(child, child)
-        else record[key] = known
-      } else if (child !== null && typeof child === 'object') pending.push(child)
-    }
-    Object.freeze(node)
-  }
-  return value
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
