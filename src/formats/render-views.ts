@@ -1,12 +1,6 @@
 import type { Catalog } from '../catalog/types.js'
-import {
-  countSample,
-  type TokenSample,
-  tokenSample,
-  tokenSampleOfBytes,
-  tokenSampleOfTexts,
-} from './count-tokens.js'
-import { jsonTexts, ServedDocument, textBytes } from './served-document.js'
+import { countSample, type TokenSample, tokenSample, tokenSampleOfChunks } from './count-tokens.js'
+import { ChunkPool, joinChunks, jsonChunks, ServedDocument } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
 export interface ViewRenderer {
@@ -125,32 +119,35 @@ export function renderEager(
   const eager: RenderedDocument[] = []
   const sizes: Record<string, Record<string, ServedSize>> = {}
   const jobs: TokenJob[] = []
+  const pool = new ChunkPool()
   let rendered = 0
   for (const [view, { toolIds }] of Object.entries(catalog.views)) {
     sizes[view] = {}
     for (const renderer of renderers) {
       const value = renderer.render(catalog, view)
-      // The text in parts (jsonTexts): no document is joined or decoded into one string just to
-      // be measured. Eager documents are kept as bytes, and measured from them.
-      const texts = jsonTexts(value)
-      let bytes: number
-      let sample: () => TokenSample
+      // The bytes in chunks (jsonChunks): no document is one string, and a format only measured
+      // is never one buffer either. Eager documents are kept as bytes, and measured from them.
+      const written = jsonChunks(value, pool)
+      const bytes = written.bytes
+      // Sampled from the chunks, kept or not: Kubernetes' documents are not all ASCII, and
+      // sampling a kept document's bytes decoded them whole (heap +25 MB for openai.json).
+      const sample =
+        renderer.counted !== false && !renderer.upfront
+          ? tokenSampleOfChunks(written.chunks, written.chars)
+          : undefined
       if (renderer.served === 'eager') {
-        const document = new ServedDocument(undefined, undefined, { body: textBytes(texts) })
+        const document = new ServedDocument(undefined, undefined, { body: joinChunks(written) })
         eager.push({ format: renderer.format, view, document })
-        bytes = document.body.length
-        sample = () => tokenSampleOfBytes(document.body)
-      } else {
-        bytes = texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0)
-        sample = () => tokenSampleOfTexts(texts)
       }
+      // Read (joined or sampled): the chunks go back for the next format.
+      pool.release(written)
       sizes[view][renderer.format] = { bytes, tools: toolIds.length }
       // What a model holds before any search: the whole document, or its upfront part.
       if (renderer.counted !== false)
         jobs.push({
           view,
           format: renderer.format,
-          sample: renderer.upfront ? tokenSample(JSON.stringify(renderer.upfront(value))) : sample(),
+          sample: renderer.upfront ? tokenSample(JSON.stringify(renderer.upfront(value))) : sample!,
         })
       // Collect once enough rendered text is garbage: each collection marks the whole live heap.
       rendered += bytes

@@ -45,30 +45,109 @@ export class ServedDocument {
   }
 }
 
-/** Characters of serialized JSON gathered before they are encoded into one part of the bytes. */
-const PART_CHARS = 256 * 1024
+/** Bytes of one chunk JsonChunks writes into (a text longer than that gets a chunk of its own). */
+const CHUNK_BYTES = 1024 * 1024
+
+/**
+ * How deep jsonChunks splits a document into separately serialized members. Two levels reach a
+ * format's tools, but a deferred format's tools are three levels down (namespaces, then tools):
+ * there each namespace was one string of megabytes, in V8's large-object space (Kubernetes'
+ * openai-deferred-strict: heap used 83 → 158 MB while written at 2 levels, 82 → 93 at 4).
+ */
+const CHUNKED_DEPTH = 4
+
+/** A document's UTF-8 bytes as JsonChunks wrote them: consecutive chunks, never one string. */
+export interface JsonChunks {
+  readonly chunks: readonly Buffer[]
+  readonly bytes: number
+  /** Each chunk's UTF-16 length: a chunk holds whole texts, so it decodes on its own. */
+  readonly chars: readonly number[]
+}
 
 /**
  * `Buffer.from(JSON.stringify(value))`, the same bytes, without the document ever being one
- * string: the members of the value and of its arrays and objects one level down (a catalog's
- * tools) are serialized one by one and encoded a part at a time. GET /catalog for Kubernetes'
- * 1,002 tools is 42 MB; as one string (and V8's intermediate copies while it is built and
- * flattened) it cost the main thread a transient 100 MB more, on top of the bytes kept.
+ * string: the members of the value CHUNKED_DEPTH levels down (a catalog's tools, a format's tools)
+ * are serialized one by one and each small string written straight into 1 MB chunks. GET /catalog for
+ * Kubernetes' 1,002 tools is 42 MB; as one string (and V8's intermediate copies while it is built
+ * and flattened) it cost the main thread a transient 100 MB more, on top of the bytes kept.
  */
 export function jsonBytes(value: unknown): Buffer {
-  return textBytes(jsonTexts(value))
+  return joinChunks(jsonChunks(value))
 }
 
-/** The UTF-8 bytes of texts one after the other (jsonTexts' parts), encoded a part at a time. */
-export function textBytes(texts: readonly string[]): Buffer {
-  const parts = texts.map((text) => Buffer.from(text))
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+/** The chunks one after the other, in one buffer of exactly their length (not Node's shared pool). */
+export function joinChunks({ chunks, bytes }: JsonChunks): Buffer {
+  const joined = Buffer.allocUnsafeSlow(bytes)
+  let offset = 0
+  for (const chunk of chunks) offset += chunk.copy(joined, offset)
+  return joined
 }
 
 /**
- * `JSON.stringify(value)` as consecutive parts of about PART_CHARS characters each (what jsonBytes
- * encodes), never joined: the build worker measures the formats it does not keep (the MCP list:
- * 24.7 MB for Kubernetes) without their text ever being one string.
+ * `JSON.stringify(value)` as UTF-8 bytes in chunks (what jsonBytes joins). The Kubernetes worker
+ * rendered its formats as 256 K-character strings joined from each member's string, then encoded
+ * and concatenated them: the joined strings and the large members' strings sat in V8's
+ * large-object space, which only a full collection frees (a 16.5 MB format left ~75 MB of garbage
+ * there). Here each member's string dies young, and the bytes are outside the heap, in chunks
+ * freed with their buffers.
+ */
+export function jsonChunks(value: unknown, pool?: ChunkPool): JsonChunks {
+  const chunks: Buffer[] = []
+  const lengths: number[] = []
+  const take = () => pool?.chunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES)
+  let chunk = take()
+  let used = 0
+  let bytes = 0
+  let chars = 0
+  const write = (text: string) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text that may not fit is measured.
+    if (text.length * 3 > chunk.length - used) {
+      const needed = Buffer.byteLength(text)
+      if (needed > chunk.length - used) {
+        if (used > 0) {
+          chunks.push(chunk.subarray(0, used))
+          lengths.push(chars)
+        } else pool?.chunks.push(chunk)
+        chars = 0
+        chunk = needed > CHUNK_BYTES ? Buffer.allocUnsafeSlow(needed) : take()
+        used = 0
+      }
+    }
+    const written = chunk.write(text, used)
+    chars += text.length
+    used += written
+    bytes += written
+  }
+  writeValue(value, CHUNKED_DEPTH, write)
+  if (used > 0) {
+    chunks.push(chunk.subarray(0, used))
+    lengths.push(chars)
+  } else pool?.chunks.push(chunk)
+  return { chunks, bytes, chars: lengths }
+}
+
+/**
+ * Chunks to write the next document into (renderEager: one pool for all of a catalog's formats).
+ * A chunk's buffer is freed only by a collection, and a format's chunks outlive the scavenges made
+ * while it is written: unpooled, Kubernetes' worker held 70–112 MB of dead chunks by its last
+ * formats. Reused, the chunks are at most the largest format (the MCP list, 24.7 MB).
+ */
+export class ChunkPool {
+  readonly chunks: Buffer[] = []
+
+  /** Takes back a document's chunks once read (joined, or sampled): the document is no longer valid. */
+  release({ chunks }: JsonChunks): void {
+    for (const chunk of chunks)
+      if (chunk.buffer.byteLength === CHUNK_BYTES) this.chunks.push(Buffer.from(chunk.buffer, 0, CHUNK_BYTES))
+  }
+}
+
+/** Characters of serialized JSON gathered into one of jsonTexts' parts. */
+const PART_CHARS = 256 * 1024
+
+/**
+ * `JSON.stringify(value)` as consecutive parts of about PART_CHARS characters each, never joined
+ * (tokenSampleOfTexts samples them). The build worker writes bytes instead (jsonChunks).
  */
 export function jsonTexts(value: unknown): string[] {
   if (!isSplittable(value)) return [JSON.stringify(value)]

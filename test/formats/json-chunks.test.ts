@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import { EXACT_TOKEN_CHARS, tokenSample, tokenSampleOfChunks } from '../../src/formats/count-tokens.js'
+import { ChunkPool, joinChunks, jsonChunks } from '../../src/formats/served-document.js'
+
+// The build worker writes each format's bytes into chunks (pooled across formats) and samples its
+// tokens from them: the bytes must be JSON.stringify's, the samples those of the whole text.
+
+const member = fc.oneof(
+  fc.jsonValue(),
+  fc.constant(undefined),
+  fc.constant(() => 1),
+  fc.string({ unit: 'binary' }),
+  fc.date(),
+  fc.constant({ toJSON: () => ({ replaced: ['é', undefined] }) }),
+)
+const nested = fc.letrec((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    member,
+    fc.array(tie('value'), { maxLength: 6 }),
+    fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 6 }),
+  ),
+})).value
+
+/** A document of `tools` members of about `size` characters each, from `unit`. */
+const documentOf = (unit: string, tools: number, size: number) => ({
+  namespaces: [
+    {
+      tools: Array.from({ length: tools }, (_, i) => ({
+        name: `tool_${i}`,
+        text: unit.repeat(Math.ceil(size / unit.length) + (i % 5)),
+      })),
+    },
+  ],
+})
+
+function assertChunks(value: unknown, pool?: ChunkPool) {
+  const text = JSON.stringify(value)
+  const written = jsonChunks(value, pool)
+  assert.ok(joinChunks(written).equals(Buffer.from(text)), text)
+  assert.equal(written.bytes, Buffer.byteLength(text))
+  assert.equal(written.chunks.length, written.chars.length)
+  // Each chunk holds whole texts: it decodes on its own to its own count of UTF-16 units.
+  assert.deepEqual(
+    written.chunks.map((chunk) => chunk.toString().length),
+    written.chars,
+  )
+  assert.equal(written.chunks.map((chunk) => chunk.toString()).join(''), text)
+  return written
+}
+
+describe('jsonChunks: a document written as UTF-8 chunks', () => {
+  test('the bytes of JSON.stringify for generated values: non-ASCII, lone surrogates, nested, toJSON, undefined members', () => {
+    const pool = new ChunkPool()
+    fc.assert(
+      fc.property(nested, (value) => {
+        if (JSON.stringify(value) === undefined) return
+        pool.release(assertChunks(value, pool))
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  test('large documents over many chunks and members larger than a chunk, the pool reused between them', () => {
+    const pool = new ChunkPool()
+    for (const [unit, tools, size] of [
+      ['abc', 3_000, 900],
+      ['é🙂"\\\u0000', 2_000, 700],
+      ['x', 3, 3 * 1024 * 1024],
+      ['🙂', 2, 700 * 1024],
+    ] as const) {
+      const written = assertChunks(documentOf(unit, tools, size), pool)
+      assert.ok(written.chunks.length > 1, `${unit}: ${written.chunks.length} chunk(s)`)
+      pool.release(written)
+    }
+    assert.ok(pool.chunks.length > 0)
+  })
+
+  test('the token samples of the chunks are those of the whole text, ASCII, not, or both', () => {
+    const pool = new ChunkPool()
+    for (const [unit, tools, size] of [
+      ['{"a":1}', 10, 50],
+      ['{"a":1}', 3_000, 900],
+      ['é🙂x', 3_000, 900],
+      ['é', 1, EXACT_TOKEN_CHARS],
+    ] as const) {
+      const value = documentOf(unit, tools, size)
+      // ASCII members after non-ASCII ones: some chunks are ASCII, some not.
+      value.namespaces.push(documentOf('plain ascii', 2_000, 800).namespaces[0]!)
+      const written = jsonChunks(value, pool)
+      assert.deepEqual(
+        tokenSampleOfChunks(written.chunks, written.chars),
+        tokenSample(JSON.stringify(value)),
+        `${unit} × ${tools}`,
+      )
+      pool.release(written)
+    }
+  })
+})
