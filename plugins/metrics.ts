@@ -5,6 +5,7 @@ import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client'
 import type { RefusalReason } from '../src/access/index.js'
 import type { UpstreamCallRecord } from '../src/executor/index.js'
 import type { CatalogSnapshot, ReloadRecord } from '../src/store/index.js'
+import { type HistogramSeries, KeyedHistogram, SeriesCounter, SeriesHistogram } from './metric-series.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -59,25 +60,27 @@ async function metrics(fastify: FastifyInstance) {
     clearRegisterOnInit: false,
   })
 
-  const upstreamRequests = new Counter({
-    name: 'toolgate_upstream_requests_total',
-    help: 'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, invalid (an answer that is not what it claims), aborted',
-    labelNames: ['service', 'result'],
-    registers: [register],
-  })
+  // The three series every tool call updates are ours (metric-series.ts), registered in the same
+  // order with the same names, help, labels and buckets: no label hashing per call.
+  const upstreamRequests = new SeriesCounter(
+    'toolgate_upstream_requests_total',
+    'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, invalid (an answer that is not what it claims), aborted',
+    ['service', 'result'],
+  )
+  register.registerMetric(upstreamRequests as unknown as Metric)
   const upstreamErrors = new Counter({
     name: 'toolgate_upstream_errors_total',
     help: 'Upstream calls that failed (no answer) or answered 5xx, by service and kind',
     labelNames: ['service', 'kind'],
     registers: [register],
   })
-  const upstreamDuration = new Histogram({
-    name: 'toolgate_upstream_duration_seconds',
-    help: 'Upstream call duration, retries included, by service',
-    labelNames: ['service'],
-    buckets: UPSTREAM_BUCKETS,
-    registers: [register],
-  })
+  const upstreamDuration = new KeyedHistogram(
+    'toolgate_upstream_duration_seconds',
+    'Upstream call duration, retries included, by service',
+    UPSTREAM_BUCKETS,
+    'service',
+  )
+  register.registerMetric(upstreamDuration as unknown as Metric)
   const reloads = new Counter({
     name: 'toolgate_catalog_reloads_total',
     help: 'Catalog reloads by trigger (watch, poll, signal, manual)',
@@ -124,12 +127,12 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
-  const toolCalls = new Counter({
-    name: 'toolgate_tool_calls_total',
-    help: 'Tool calls admitted, by client (its id, or anonymous while access is open) and surface (rest, mcp)',
-    labelNames: ['client', 'via'],
-    registers: [register],
-  })
+  const toolCalls = new SeriesCounter(
+    'toolgate_tool_calls_total',
+    'Tool calls admitted, by client (its id, or anonymous while access is open) and surface (rest, mcp)',
+    ['client', 'via'],
+  )
+  register.registerMetric(toolCalls as unknown as Metric)
   const accessRefusals = new Counter({
     name: 'toolgate_access_refusals_total',
     help: 'Requests refused by access control, by client (its id, anonymous, or unknown for a refused token) and reason',
@@ -161,8 +164,8 @@ async function metrics(fastify: FastifyInstance) {
 
   fastify.decorate<GatewayMetrics>('gatewayMetrics', {
     upstreamCall({ service, result, durationSeconds }) {
-      upstreamRequests.inc({ service, result: String(result) })
-      upstreamDuration.observe({ service }, durationSeconds)
+      upstreamRequests.inc2(service, result)
+      upstreamDuration.observe(service, durationSeconds)
       if (typeof result === 'string') upstreamErrors.inc({ service, kind: result })
       else if (result >= 500) upstreamErrors.inc({ service, kind: '5xx' })
     },
@@ -170,7 +173,7 @@ async function metrics(fastify: FastifyInstance) {
       sessionsCreated.inc({ store })
     },
     toolCalled(client, via) {
-      toolCalls.inc({ client, via })
+      toolCalls.inc2(client, via)
     },
     accessRefused(client, reason) {
       accessRefusals.inc({ client, reason })
@@ -183,34 +186,21 @@ async function metrics(fastify: FastifyInstance) {
 
 export default fp(metrics, { name: 'metrics', dependencies: ['catalog-store'] })
 
-/** One label set's buckets (each bucket counted alone; cumulated when scraped), sum and count. */
-interface Series {
-  readonly labels: { readonly method: string; readonly route: string; readonly status_code: number }
-  readonly counts: Float64Array
-  sum: number
-  count: number
-}
-
 /**
  * `http_request_duration_seconds` as fastify-metrics exposed it (same name, help, labels method,
  * route and status_code, buckets), registered in prom-client's registry as a metric of its own:
  * each route's hook holds its series by method and status, so an observation is a bucket search
  * and three additions.
  */
-class RouteHistogram {
-  readonly name = 'http_request_duration_seconds'
-  readonly help = 'request duration in seconds'
-  readonly type = 'histogram'
-  readonly aggregator = 'sum'
-  private series: Series[] = []
-  private generation = 0
-
-  constructor(private readonly bounds: readonly number[]) {}
+class RouteHistogram extends SeriesHistogram {
+  constructor(bounds: readonly number[]) {
+    super('http_request_duration_seconds', 'request duration in seconds', bounds)
+  }
 
   /** The onResponse hook of one route: `reply.elapsedTime` runs from the request's start to its last byte. */
   hookFor(route: string, methods: readonly string[]): onResponseHookHandler {
     let generation = this.generation
-    let byMethod = new Map<string, Map<number, Series>>(methods.map((method) => [method, new Map()]))
+    let byMethod = new Map<string, Map<number, HistogramSeries>>(methods.map((method) => [method, new Map()]))
     return (request, reply, done) => {
       if (generation !== this.generation) {
         generation = this.generation
@@ -221,61 +211,13 @@ class RouteHistogram {
         const status = reply.statusCode
         let series = byStatus.get(status)
         if (!series) {
-          series = this.open(request.method, route, status)
+          series = this.open({ method: request.method, route, status_code: status })
           byStatus.set(status, series)
         }
-        this.observe(series, reply.elapsedTime / 1000)
+        this.record(series, reply.elapsedTime / 1000)
       }
       done()
     }
-  }
-
-  private open(method: string, route: string, status: number): Series {
-    const series = {
-      labels: { method, route, status_code: status },
-      counts: new Float64Array(this.bounds.length + 1),
-      sum: 0,
-      count: 0,
-    }
-    this.series.push(series)
-    return series
-  }
-
-  private observe(series: Series, seconds: number) {
-    const { bounds } = this
-    let bucket = 0
-    while (bucket < bounds.length && seconds > bounds[bucket]!) bucket++
-    series.counts[bucket]!++
-    series.sum += seconds
-    series.count++
-  }
-
-  /** What prom-client's Histogram#get answers: cumulative buckets, +Inf, sum and count per label set. */
-  async get() {
-    const values = []
-    for (const { labels, counts, sum, count } of this.series) {
-      let cumulative = 0
-      for (const [i, bound] of this.bounds.entries()) {
-        cumulative += counts[i]!
-        values.push({
-          labels: { le: bound, ...labels },
-          value: cumulative,
-          metricName: `${this.name}_bucket`,
-        })
-      }
-      values.push(
-        { labels: { le: '+Inf', ...labels }, value: count, metricName: `${this.name}_bucket` },
-        { labels: { ...labels }, value: sum, metricName: `${this.name}_sum` },
-        { labels: { ...labels }, value: count, metricName: `${this.name}_count` },
-      )
-    }
-    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator }
-  }
-
-  /** Registry#resetMetrics: every series forgotten; each route's hook opens new ones. */
-  reset() {
-    this.series = []
-    this.generation++
   }
 }
 
