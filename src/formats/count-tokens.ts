@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer'
 import { createRequire } from 'node:module'
 
 type Tokenizer = typeof import('gpt-tokenizer/encoding/o200k_base')
@@ -49,31 +48,6 @@ export function tokenSample(json: string): TokenSample {
   return sampleText(json.length, (start, end) =>
     start === 0 && end >= json.length ? json : structuredClone(json.slice(start, end)),
   )
-}
-
-/** tokenSample of the text that is these parts one after the other (jsonTexts), never joined whole. */
-export function tokenSampleOfTexts(texts: readonly string[]): TokenSample {
-  const length = texts.reduce((sum, text) => sum + text.length, 0)
-  return sampleText(length, (start, end) => {
-    const pieces: string[] = []
-    let offset = 0
-    for (const text of texts) {
-      const from = Math.max(start - offset, 0)
-      const to = Math.min(end - offset, text.length)
-      if (from < to) pieces.push(text.slice(from, to))
-      offset += text.length
-      if (offset >= end) break
-    }
-    // A string of its own, not a slice keeping the parts alive.
-    return structuredClone(pieces.join(''))
-  })
-}
-
-/** tokenSample of a document's UTF-8 bytes, decoded only a sample at a time when they are ASCII. */
-export function tokenSampleOfBytes(bytes: Buffer): TokenSample {
-  if (!isAscii(bytes)) return tokenSample(bytes.toString())
-  // ASCII: one character per byte, so a sample's characters are its bytes.
-  return sampleText(bytes.length, (start, end) => bytes.toString('latin1', start, end))
 }
 
 /**

@@ -49,6 +49,13 @@ export class ServedDocument {
 const CHUNK_BYTES = 1024 * 1024
 
 /**
+ * The first chunk of a document written without a pool (jsonBytes: a manifest, a tool page, a
+ * per-service document), doubling up to CHUNK_BYTES: most of them are a few KB, and each would
+ * otherwise map and unmap a whole 1 MB chunk.
+ */
+const FIRST_CHUNK_BYTES = 16 * 1024
+
+/**
  * How deep jsonChunks splits a document into separately serialized members. Two levels reach a
  * format's tools, but a deferred format's tools are three levels down (namespaces, then tools):
  * there each namespace was one string of megabytes, in V8's large-object space (Kubernetes'
@@ -94,8 +101,15 @@ export function joinChunks({ chunks, bytes }: JsonChunks): Buffer {
 export function jsonChunks(value: unknown, pool?: ChunkPool): JsonChunks {
   const chunks: Buffer[] = []
   const lengths: number[] = []
-  const take = () => pool?.chunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES)
-  let chunk = take()
+  let size = pool ? CHUNK_BYTES : FIRST_CHUNK_BYTES
+  const take = (needed: number) => {
+    const pooled = needed <= CHUNK_BYTES ? pool?.chunks.pop() : undefined
+    if (pooled) return pooled
+    const fresh = Buffer.allocUnsafeSlow(Math.max(size, needed))
+    size = Math.min(size * 2, CHUNK_BYTES)
+    return fresh
+  }
+  let chunk = take(0)
   let used = 0
   let bytes = 0
   let chars = 0
@@ -109,7 +123,7 @@ export function jsonChunks(value: unknown, pool?: ChunkPool): JsonChunks {
           lengths.push(chars)
         } else pool?.chunks.push(chunk)
         chars = 0
-        chunk = needed > CHUNK_BYTES ? Buffer.allocUnsafeSlow(needed) : take()
+        chunk = take(needed)
         used = 0
       }
     }
@@ -140,31 +154,6 @@ export class ChunkPool {
     for (const chunk of chunks)
       if (chunk.buffer.byteLength === CHUNK_BYTES) this.chunks.push(Buffer.from(chunk.buffer, 0, CHUNK_BYTES))
   }
-}
-
-/** Characters of serialized JSON gathered into one of jsonTexts' parts. */
-const PART_CHARS = 256 * 1024
-
-/**
- * `JSON.stringify(value)` as consecutive parts of about PART_CHARS characters each, never joined
- * (tokenSampleOfTexts samples them). The build worker writes bytes instead (jsonChunks).
- */
-export function jsonTexts(value: unknown): string[] {
-  if (!isSplittable(value)) return [JSON.stringify(value)]
-  const parts: string[] = []
-  let pending: string[] = []
-  let chars = 0
-  const write = (text: string) => {
-    pending.push(text)
-    chars += text.length
-    if (chars < PART_CHARS) return
-    parts.push(pending.join(''))
-    pending = []
-    chars = 0
-  }
-  writeValue(value, 2, write)
-  parts.push(pending.join(''))
-  return parts
 }
 
 /** Serializes `value` as JSON.stringify does, splitting plain arrays and objects `depth` levels down. */

@@ -98,4 +98,44 @@ describe('jsonChunks: a document written as UTF-8 chunks', () => {
       pool.release(written)
     }
   })
+
+  test('chunks cut anywhere between characters give the samples of the whole text, below and above the exact bound', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('{"a":1,"b":"x"}', 'é🙂"\\u0000', 'abc'),
+        fc.constantFrom(10, EXACT_TOKEN_CHARS, EXACT_TOKEN_CHARS + 1, 3 * EXACT_TOKEN_CHARS + 17),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (unit, length, points) => {
+          const text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length)
+          const parts = cutBetweenCharacters(text, points)
+          const chunks = parts.map((part) => Buffer.from(part))
+          assert.deepEqual(
+            tokenSampleOfChunks(
+              chunks,
+              parts.map((part) => part.length),
+            ),
+            tokenSample(text),
+          )
+        },
+      ),
+      { numRuns: 60 },
+    )
+  })
 })
+
+/** `text` cut at the given points, moved off the middle of a surrogate pair (a chunk holds whole texts). */
+function cutBetweenCharacters(text: string, points: readonly number[]): string[] {
+  const within = (point: number) => {
+    const code = text.charCodeAt(point - 1)
+    return code >= 0xd800 && code <= 0xdbff ? point + 1 : point
+  }
+  const sorted = [...new Set(points.map((p) => within(p % (text.length + 1))))].sort((a, b) => a - b)
+  const parts: string[] = []
+  let start = 0
+  for (const point of sorted) {
+    parts.push(text.slice(start, point))
+    start = point
+  }
+  parts.push(text.slice(start))
+  return parts
+}
