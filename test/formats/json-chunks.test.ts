@@ -3,26 +3,10 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import { EXACT_TOKEN_CHARS, tokenSample, tokenSampleOfChunks } from '../../src/formats/count-tokens.js'
 import { ChunkPool, joinChunks, jsonChunks } from '../../src/formats/served-document.js'
+import { stringifiable } from '../helpers/json-values.js'
 
 // The build worker writes each format's bytes into chunks (pooled across formats) and samples its
 // tokens from them: the bytes must be JSON.stringify's, the samples those of the whole text.
-
-const member = fc.oneof(
-  fc.jsonValue(),
-  fc.constant(undefined),
-  fc.constant(() => 1),
-  fc.string({ unit: 'binary' }),
-  fc.date(),
-  fc.constant({ toJSON: () => ({ replaced: ['é', undefined] }) }),
-)
-const nested = fc.letrec((tie) => ({
-  value: fc.oneof(
-    { depthSize: 'small' },
-    member,
-    fc.array(tie('value'), { maxLength: 6 }),
-    fc.dictionary(fc.string({ unit: 'binary' }), tie('value'), { maxKeys: 6 }),
-  ),
-})).value
 
 /** A document of `tools` members of about `size` characters each, from `unit`. */
 const documentOf = (unit: string, tools: number, size: number) => ({
@@ -55,7 +39,7 @@ describe('jsonChunks: a document written as UTF-8 chunks', () => {
   test('the bytes of JSON.stringify for generated values: non-ASCII, lone surrogates, nested, toJSON, undefined members', () => {
     const pool = new ChunkPool()
     fc.assert(
-      fc.property(nested, (value) => {
+      fc.property(stringifiable, (value) => {
         if (JSON.stringify(value) === undefined) return
         pool.release(assertChunks(value, pool))
       }),
