@@ -1,5 +1,8 @@
+import fastifyRedis from '@fastify/redis'
 import fp from 'fastify-plugin'
+import { Redis } from 'ioredis'
 import { createMemorySessionStore } from '../src/sessions/memory.js'
+import { createRedisSessionStore, REDIS_CLIENT_OPTIONS } from '../src/sessions/redis.js'
 import type { SessionStore } from '../src/sessions/types.js'
 
 declare module 'fastify' {
@@ -23,10 +26,6 @@ export default fp(
       fastify.addHook('onClose', () => store.close())
       return
     }
-    // Loaded only when Redis is configured: ioredis and @fastify/redis are 0.4 MB of source and
-    // their compiled code, held for the process's life by a gateway that never opens a connection.
-    const [{ Redis }, { default: fastifyRedis }, { createRedisSessionStore, REDIS_CLIENT_OPTIONS }] =
-      await Promise.all([import('ioredis'), import('@fastify/redis'), import('../src/sessions/redis.js')])
     const client = new Redis(redisUrl, REDIS_CLIENT_OPTIONS)
     // Connection errors while Redis is away are expected: requests answer 503 until it returns.
     client.on('error', (err: Error) => fastify.log.warn({ err: err.message }, 'redis connection error'))
