@@ -1,11 +1,11 @@
 // The catalog build worker (issue 14): one per build, so a stalled or runaway build is stopped
 // with terminate() and its memory goes back with the thread. It reads the specs directory itself;
 // everything else arrives as plain data, and everything it answers is bytes.
-import { getHeapStatistics, setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
+import { getHeapStatistics } from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
 import { createFsSourceReader, type SpecReadLimits } from '../catalog/index.js'
 import { countTokenSamples, type TokenSizes } from '../formats/index.js'
+import { collectAll, releaseMemory } from '../util/collect-garbage.js'
 import { buildVersion, type VersionRequest } from './build-version.js'
 import {
   type BuilderMemory,
@@ -25,20 +25,7 @@ export interface WorkerInput {
 }
 
 /**
- * A full garbage collection, between the build's steps. The worker's heap may grow to
- * limits.buildMemoryMb (2 GB), and V8 sizes its first old-generation collection from that bound:
- * left to itself, a Kubernetes build piled up ~500 MB of garbage (parsed text, each format's
- * rendering) before collecting any, and the gateway's peak RSS was the main thread's plus that.
- * V8 gives a script its collector only with --expose-gc, a process-wide flag set here, in the
- * worker, for the context made after it.
- */
-const collectAll = (() => {
-  setFlagsFromString('--expose-gc')
-  return runInNewContext('gc') as () => void
-})()
-
-/**
- * What the build's steps call (renderEager: after every 2 M characters rendered): a collection
+ * What the build's steps call (renderEager: after every 2 M characters rendered): a full collection
  * once the heap holds 16 MB, or a quarter of the live heap, more than the last one left alive.
  * Garbage stays bounded (a Kubernetes reload's peak above idle: 302–338 MB when collecting every
  * 16 M characters, 200–263 MB so), and the marking's cost stays proportional to what is rendered,
@@ -46,6 +33,10 @@ const collectAll = (() => {
  * mark its whole heap each time). 16 MB rather than 32 since formats are written into chunks
  * (jsonChunks): row 6b's peak above the RSS before a reload 189 and 152 MB against 194 and 197 (two
  * bench runs each, 6 reloads a run), for a reload 4.2–4.3 s instead of 3.7–3.8 s.
+ * Collected by hand because the worker's heap may grow to limits.buildMemoryMb (2 GB), and V8 sizes
+ * its first old-generation collection from that bound: left to itself, a Kubernetes build piled up
+ * ~500 MB of garbage (parsed text, each format's rendering) before collecting any, and the
+ * gateway's peak RSS was the main thread's plus that.
  */
 const collectGarbage = (() => {
   let live = 0
@@ -64,10 +55,15 @@ async function run(input: WorkerInput) {
   // beside the catalog it serves (the worker's heap used: ~80 MB before, ~20 MB after).
   collectAll()
   parentPort!.postMessage(message, transfer)
-  if (!samples) return
-  // The new version serves already; its token counts follow in a second message (/catalog waits).
-  const tokens = countTokenSamples(samples)
-  parentPort!.postMessage({ tokens } satisfies TokenAnswer)
+  if (samples) {
+    // The new version serves already; its token counts follow in a second message (/catalog waits).
+    const tokens = countTokenSamples(samples)
+    parentPort!.postMessage({ tokens } satisfies TokenAnswer)
+  }
+  // Node 24's V8 pools the pages of a worker that ends for the process to reuse, and only its
+  // memory reducer, on an idle main thread, gives them back: ≈ 80 MB after a Kubernetes build,
+  // held for good under steady load. Released here, before the thread ends, they go back at once.
+  releaseMemory()
 }
 
 /** Builds and encodes the answer; returns it and what is left to count (nothing else of the build). */
