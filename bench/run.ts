@@ -20,6 +20,9 @@ import { sessionRows } from './rows/sessions.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
 
+/** The Node major the Dockerfile's image runs. */
+const SHIPPED_NODE_MAJOR = '24'
+
 /** This run's scratch directory, removed on Ctrl-C too. */
 let scratch: string | undefined
 
@@ -50,6 +53,10 @@ async function main(): Promise<number> {
   const log = (line: string) => process.stderr.write(`[${elapsed(started)}] ${line}\n`)
   const ctx: RowContext = { options, cpus: cpuPlan, tmp, log }
   log(`duration ${options.duration} s × ${options.runs} runs, warm-up ${options.warmup} s; ${cpuPlan.note}`)
+  // Every server under test runs on this process's Node (process.execPath): the figures are the
+  // image's only when that is the Node it ships.
+  if (process.versions.node.split('.')[0] !== SHIPPED_NODE_MAJOR)
+    log(`node ${process.version}: the image ships Node ${SHIPPED_NODE_MAJOR} (Dockerfile), whose V8 sizes memory differently`)
   const rows: RowResult[] = []
   let crashed = false
   const loadBefore = loadavg()
