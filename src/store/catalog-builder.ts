@@ -2,7 +2,6 @@ import { Worker } from 'node:worker_threads'
 import { createFsSourceReader, type SpecReadLimits } from '../catalog/fs-reader.js'
 import type { Catalog, CatalogDiff, CatalogOptions, LoadedSource, SourceReader } from '../catalog/index.js'
 import type { RenderedViews, RenderOptions, TokenSizes } from '../formats/index.js'
-import { releaseMemory } from '../util/collect-garbage.js'
 import { type BuildInputs, createInputsCheck } from './build-inputs.js'
 import type { buildVersion, VersionFingerprint } from './build-version.js'
 import {
@@ -180,10 +179,6 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
           maxOldGenerationSizeMb: bounds.memoryMb,
           maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
         },
-      })
-      // The build's memory, the worker's pages included, is garbage once the worker is gone.
-      worker.once('exit', () => {
-        if (!closed) setImmediate(releaseMemory)
       })
       const stop = (reason: string) => {
         reject(new CatalogBuildError(reason))
