@@ -56,7 +56,9 @@ async function main(): Promise<number> {
   // Every server under test runs on this process's Node (process.execPath): the figures are the
   // image's only when that is the Node it ships.
   if (process.versions.node.split('.')[0] !== SHIPPED_NODE_MAJOR)
-    log(`node ${process.version}: the image ships Node ${SHIPPED_NODE_MAJOR} (Dockerfile), whose V8 sizes memory differently`)
+    log(
+      `node ${process.version}: the image ships Node ${SHIPPED_NODE_MAJOR} (Dockerfile), whose V8 sizes memory differently`,
+    )
   const rows: RowResult[] = []
   let crashed = false
   const loadBefore = loadavg()
