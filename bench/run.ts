@@ -1,7 +1,7 @@
 // `npm run bench`: issue 9's figures, each a ratio measured against a baseline in the same run.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json. See bench/README.md.
 import { spawnSync } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,8 +20,8 @@ import { sessionRows } from './rows/sessions.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
 
-/** The Node major the Dockerfile's image runs. */
-const SHIPPED_NODE_MAJOR = '24'
+/** The Node major the image runs, read off the Dockerfile's `FROM node:<major>…`. */
+const SHIPPED_NODE_MAJOR = /^FROM node:(\d+)/m.exec(readFileSync(fromRoot('Dockerfile'), 'utf8'))?.[1]
 
 /** This run's scratch directory, removed on Ctrl-C too. */
 let scratch: string | undefined

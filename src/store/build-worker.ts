@@ -60,10 +60,6 @@ async function run(input: WorkerInput) {
     const tokens = countTokenSamples(samples)
     parentPort!.postMessage({ tokens } satisfies TokenAnswer)
   }
-  // Node 24's V8 pools the pages of a worker that ends for the process to reuse, and only its
-  // memory reducer, on an idle main thread, gives them back: ≈ 80 MB after a Kubernetes build,
-  // held for good under steady load. Released here, before the thread ends, they go back at once.
-  releaseMemory()
 }
 
 /** Builds and encodes the answer; returns it and what is left to count (nothing else of the build). */
@@ -102,6 +98,11 @@ export interface TokenAnswer {
   readonly tokens: TokenSizes
 }
 
-run(workerData as WorkerInput).catch((err: Error) => {
-  parentPort!.postMessage({ ok: false, error: err.message })
-})
+// Node 24's V8 pools the pages of a worker that ends for the process to reuse, and only its memory
+// reducer, on an idle main thread, gives them back: ≈ 80 MB after a Kubernetes build, held for good
+// under steady load. Released before the thread ends, built or failed, they go back at once.
+run(workerData as WorkerInput)
+  .catch((err: Error) => {
+    parentPort!.postMessage({ ok: false, error: err.message })
+  })
+  .finally(releaseMemory)

@@ -10,7 +10,7 @@ type Collector = (options?: {
 
 /**
  * V8 gives a script its collector only with --expose-gc, a process-wide flag set here, for the
- * context made after it; each thread (the build worker, the main thread) makes its own.
+ * context made after it; a thread that asks makes its own (the build worker, at its first step).
  */
 let collector: Collector | undefined
 const gc = (): Collector => {

@@ -1,5 +1,5 @@
-// The collections the build asks V8 for (issue 20): the worker's between its steps, and the main
-// thread's once a build's worker is gone, which must give the memory V8 keeps back to the system.
+// The collections the build worker asks V8 for (issue 20): a full one between its steps, and before
+// it ends one that must give the memory V8 keeps back to the system.
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { getHeapSpaceStatistics } from 'node:v8'
