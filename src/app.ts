@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto'
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -27,6 +26,7 @@ import { errors } from './errors.js'
 import { makeChildrenLazy } from './util/lazy-logger.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
+import { randomRequestId } from './util/request-id.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
@@ -90,7 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false } },
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
-      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomRequestId()
     },
   })
   // A request's pino child is made when it first writes a line (none at warn for a 304).
