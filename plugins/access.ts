@@ -12,6 +12,7 @@ import {
   type Authentication,
   bearerChallenge,
   type Caller,
+  type Client,
   type ClientScope,
   createAuthenticator,
   isOriginAllowed,
@@ -213,9 +214,10 @@ async function access(fastify: FastifyInstance) {
     count: RateCount,
   ): Refusal | undefined => {
     const ttlInSeconds = Math.ceil(count.ttl / 1000)
-    reply.header('ratelimit-limit', budget.max)
-    reply.header('ratelimit-remaining', Math.max(0, budget.max - count.current))
-    reply.header('ratelimit-reset', ttlInSeconds)
+    // As strings: Node turns a number into one twice, to check it and to write it.
+    reply.header('ratelimit-limit', String(budget.max))
+    reply.header('ratelimit-remaining', String(Math.max(0, budget.max - count.current)))
+    reply.header('ratelimit-reset', String(ttlInSeconds))
     if (count.current <= budget.max) return undefined
     const retryAfter = Math.max(1, ttlInSeconds)
     reply.header('Retry-After', retryAfter)
@@ -327,8 +329,24 @@ function noToken(): Refusal {
   return { reason: 'no_token', client: 'anonymous', error: new errors.accessTokenMissing(), challenge: {} }
 }
 
+/** Each client's key, made once: a key built per request is a new string to hash at every count. */
+const clientKeys = new WeakMap<Client, string>()
+
+/**
+ * A client's budget is counted under `client:<id>` (shared through Redis), an anonymous caller's
+ * under its address itself. Behind a trusted proxy the address is whatever X-Forwarded-For said:
+ * one that begins like a client's key is counted as `address:<it>`, so no caller can spend a
+ * client's budget.
+ */
 function rateKey(caller: Caller): string {
-  return caller.kind === 'client' ? `${SHARED_KEY_PREFIX}${caller.client.id}` : `address:${caller.address}`
+  if (caller.kind !== 'client')
+    return caller.address.startsWith(SHARED_KEY_PREFIX) ? `address:${caller.address}` : caller.address
+  let key = clientKeys.get(caller.client)
+  if (key === undefined) {
+    key = `${SHARED_KEY_PREFIX}${caller.client.id}`
+    clientKeys.set(caller.client, key)
+  }
+  return key
 }
 
 function tokenRefusal(authentication: Extract<Authentication, { kind: 'refused' }>): Refusal {

@@ -349,6 +349,37 @@ describe('clients with static tokens', () => {
     assert.equal((await development.inject('/discovery')).headers['ratelimit-limit'], undefined)
   })
 
+  test("behind a trusted proxy, no forwarded address spends a client's budget", async (t) => {
+    const { app } = await exampleApp(t, `${CLIENTS}rateLimits: { anonymous: { max: 1000 } }\n`, {
+      TRUST_PROXY: 'true',
+    })
+    // Addresses as a hostile caller would forward them: a client's key, and anything else.
+    const forwarded = fc.oneof(
+      fc.constantFrom('client:tiny', 'client:opal', 'address:client:tiny', 'client:', 'tiny'),
+      fc.string({ minLength: 1, maxLength: 40 }).map((s) => `client:${s}`),
+      fc.string({ minLength: 1, maxLength: 40 }),
+    )
+    let sent = 0
+    await fc.assert(
+      fc.asyncProperty(forwarded, async (address) => {
+        const value = address.replace(/[^\x21-\x7e]|,/g, 'x') // a valid header; a comma would split it
+        const res = await app.inject({ url: '/discovery', headers: { 'x-forwarded-for': value } })
+        assert.equal(res.statusCode, 200)
+        assert.equal(res.headers['ratelimit-limit'], '1000', "the anonymous budget, not a client's")
+        sent++
+      }),
+      { numRuns: 60 },
+    )
+    assert.ok(sent >= 60)
+    const first = await getTicket(app, bearer(TOKENS.tiny))
+    assert.equal(first.statusCode, 200)
+    assert.equal(
+      first.headers['ratelimit-remaining'],
+      '2',
+      "tiny's budget is untouched by the forwarded addresses",
+    )
+  })
+
   test('/metrics counts tool calls and refusals by client and reason; the tool call log names the client', async (t) => {
     const { app } = await exampleApp(t, CLIENTS)
     await getTicket(app, bearer(TOKENS.opal))
