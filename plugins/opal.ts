@@ -19,7 +19,9 @@ export default async function opal(fastify: FastifyInstance) {
       properties: { profile: { type: 'string', minLength: 1, maxLength: 64 } },
     },
   }
-  const discovery = async (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
+  // Not async: a 304 is answered without a promise (issue 20; Fastify sends a thrown error as one
+  // from an async handler).
+  const discovery = (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
     const profile = request.query.profile ?? DISCOVER_VIEW
     const snapshot = fastify.catalogStore.current()
     const catalog = fastify.access.catalogFor(request.caller, snapshot.catalog)

@@ -32,8 +32,9 @@ function formatOf(family: Family, strict: boolean): string {
  * same tools for the providers' tool search: loaded on demand, not up front (issue 15).
  */
 export default async function openai(fastify: FastifyInstance) {
+  // Not async, as Opal's discovery: no promise per request.
   const serve = (family: Family, perService: boolean) =>
-    async function document(request: FastifyRequest<DocumentRoute>, reply: FastifyReply) {
+    function document(request: FastifyRequest<DocumentRoute>, reply: FastifyReply) {
       const snapshot = fastify.catalogStore.current()
       const view = request.query.profile ?? DISCOVER_VIEW
       if (!snapshot.catalog.views[view]) {

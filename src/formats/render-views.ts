@@ -1,4 +1,5 @@
 import type { Catalog } from '../catalog/types.js'
+import { PairMap } from '../util/pair-map.js'
 import { countSample, type TokenSample, tokenSample, tokenSampleOfChunks } from './count-tokens.js'
 import { ChunkPool, joinChunks, jsonChunks, ServedDocument } from './served-document.js'
 
@@ -75,10 +76,9 @@ export function renderViews(
   renderers: readonly ViewRenderer[],
   rendered?: RenderedViews,
 ): ViewDocuments {
-  const kept = new Map<string, ServedDocument>()
-  const key = (format: string, view: string) => `${format}\u0000${view}`
+  const kept = new PairMap<ServedDocument>()
   const { sizes, eager } = rendered ?? renderEager(catalog, renderers)
-  for (const { format, view, document } of eager) kept.set(key(format, view), document)
+  for (const { format, view, document } of eager) kept.set(format, view, document)
   const onDemand = new Map(
     renderers.filter((renderer) => renderer.served === 'on-demand').map((r) => [r.format, r]),
   )
@@ -86,12 +86,12 @@ export function renderViews(
     sizes,
     eager,
     get(format, view) {
-      const existing = kept.get(key(format, view))
+      const existing = kept.get(format, view)
       if (existing) return existing
       const renderer = onDemand.get(format)
       if (!renderer || !catalog.views[view]) return undefined
       const document = new ServedDocument(renderer.render(catalog, view))
-      kept.set(key(format, view), document)
+      kept.set(format, view, document)
       return document
     },
   }

@@ -18,6 +18,7 @@ import {
   type ViewRenderer,
   withTokens,
 } from '../formats/index.js'
+import { PairMap } from '../util/pair-map.js'
 import { PACKAGE_VERSION } from '../version.js'
 import type { ReloadRecord } from './types.js'
 
@@ -138,14 +139,17 @@ function documentsWith(
   renderers: readonly ViewRenderer[],
   whole?: (format: string, view: string) => ServedDocument | undefined,
 ): CatalogDocuments {
-  const kept = new Map<string, ServedDocument>()
+  // Whole views by format and view; per service by format-and-view (a format's name, ours, holds
+  // no NUL) and service.
+  const views = new PairMap<ServedDocument>()
+  const perService = new PairMap<ServedDocument>()
   const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
   const serviceIds = new Set(catalog.services.map((service) => service.id))
-  const keep = (key: string, render: () => unknown) => {
-    let document = kept.get(key)
+  const keep = (kept: PairMap<ServedDocument>, first: string, second: string, render: () => unknown) => {
+    let document = kept.get(first, second)
     if (!document) {
       document = new ServedDocument(render())
-      kept.set(key, document)
+      kept.set(first, second, document)
     }
     return document
   }
@@ -155,12 +159,12 @@ function documentsWith(
       if (ready || whole) return ready
       const renderer = byFormat.get(format)
       if (!renderer || renderer.served === 'measured' || !catalog.views[view]) return undefined
-      return keep(`${format}\u0000${view}`, () => renderer.render(catalog, view))
+      return keep(views, format, view, () => renderer.render(catalog, view))
     },
     service(format, view, serviceId) {
       const renderer = byFormat.get(format)
       if (!renderer?.renderService || !catalog.views[view] || !serviceIds.has(serviceId)) return undefined
-      return keep(`${format}\u0000${view}\u0000${serviceId}`, () =>
+      return keep(perService, `${format}\u0000${view}`, serviceId, () =>
         renderer.renderService!(catalog, view, serviceId),
       )
     },
