@@ -9,6 +9,7 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import fastifySymbols from 'fastify/lib/symbols.js'
 import type { McpCallResult, McpTool } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import {
@@ -31,6 +32,11 @@ import { clientGone } from './tools.js'
 // for these methods, and the x-mcp-header and scope-challenge steps are McpServer's, not Server's.
 
 const MODERN = '2026-07-28'
+
+const { kReplyHeaders } = fastifySymbols
+interface ReplyHeaders {
+  readonly [kReplyHeaders]: Readonly<Record<string, OutgoingHttpHeaders[string]>>
+}
 
 /** How the SDK's 2026-07-28 encode stamps every result: complete, and who answered. */
 const STAMP = { resultType: 'complete' } as const
@@ -300,16 +306,22 @@ function errorAnswer(id: Id, err: unknown): string {
  */
 function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
   const whole = typeof head === 'string' && tail !== undefined ? head + tail : undefined
-  const headers = reply.getHeaders()
+  const res = reply.raw
+  // The headers the hooks gave the reply (Fastify's own record of them: `getHeaders()` would copy
+  // them and Node's into a new object), and any set on Node's response, which writeHead keeps.
+  const given = (reply as unknown as ReplyHeaders)[kReplyHeaders]
+  const headers: OutgoingHttpHeaders = {}
+  for (const name in given) {
+    const value = given[name]
+    if (value !== undefined) headers[name] = value
+  }
   headers['content-type'] = 'application/json'
   headers['content-length'] =
     whole !== undefined
       ? Buffer.byteLength(whole)
       : Buffer.byteLength(head) + (tail === undefined ? 0 : Buffer.byteLength(tail))
-  for (const name in headers) if (headers[name] === undefined) delete headers[name]
   reply.hijack()
-  const res = reply.raw
-  res.writeHead(200, headers as OutgoingHttpHeaders)
+  res.writeHead(200, headers)
   if (whole !== undefined) res.end(whole)
   else if (tail === undefined) res.end(head)
   else {
