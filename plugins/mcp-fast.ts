@@ -34,6 +34,8 @@ import { clientGone } from './tools.js'
 const MODERN = '2026-07-28'
 
 const { kReplyHeaders } = fastifySymbols
+if (typeof kReplyHeaders !== 'symbol')
+  throw new Error("fastify/lib/symbols.js has no kReplyHeaders: this Fastify's internals moved")
 interface ReplyHeaders {
   readonly [kReplyHeaders]: Readonly<Record<string, OutgoingHttpHeaders[string]>>
 }

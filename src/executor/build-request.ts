@@ -73,7 +73,7 @@ export function buildRequest(
   })
   const notCredential = (names: ReadonlySet<string>) => (pair: string) =>
     names.size === 0 || !names.has(pairName(pair).toLowerCase())
-  const byName = parametersOf(tool)
+  const plan = planOf(tool)
   let path = tool.path
   const query: string[] = []
   const cookies: string[] = []
@@ -82,7 +82,7 @@ export function buildRequest(
   const headers: Record<string, string> = Object.create(null)
   const bodyArgs: Record<string, unknown> = Object.create(null)
   let whole: unknown
-  for (const [key, target] of bindingsOf(tool)) {
+  for (const { key, target, parameter, placeholder, header } of plan.bindings) {
     const value = Object.hasOwn(args, key) ? args[key] : undefined
     // null is "left out" for what the tool leaves optional (strict mode sends every optional
     // argument as null); a required JSON body whose schema admits null is sent as `null`.
@@ -93,19 +93,18 @@ export function buildRequest(
       else bodyArgs[target.name] = value
       continue
     }
-    const parameter = byName.get(`${target.in}:${target.name}`)
     if (!parameter) continue
     if (target.in === 'path') {
       const segment = serializePathParameter(parameter, value)
       // An empty value would collapse the path (`/epochs/1/blocks/`) onto another route.
       if (segment === '')
         violations.push({ path: `/${key}`, message: 'must not be empty: it fills a path segment' })
-      path = path.replaceAll(`{${target.name}}`, () => segment)
+      path = path.replaceAll(placeholder, () => segment)
     } else if (target.in === 'query') {
       query.push(...serializeQueryParameter(parameter, value).filter(notCredential(auth.names.query)))
     } else if (target.in === 'cookie') {
       cookies.push(...serializeCookieParameter(parameter, value).filter(notCredential(auth.names.cookie)))
-    } else if (!GATEWAY_HEADERS.has(target.name.toLowerCase())) {
+    } else if (header !== undefined) {
       const text = serializeHeaderParameter(parameter, value)
       if (text === undefined)
         violations.push({
@@ -113,7 +112,7 @@ export function buildRequest(
           message:
             'must be printable ASCII: a header cannot carry line breaks, control or non-ASCII characters',
         })
-      else headers[target.name.toLowerCase()] = text
+      else headers[header] = text
     }
   }
   const body = encodeBody(tool, bodyArgs, whole, violations)
@@ -135,7 +134,7 @@ export function buildRequest(
   return {
     ok: true,
     request: {
-      method: tool.method.toUpperCase(),
+      method: plan.method,
       origin: base.origin,
       path: `${base.path}${neutralizeDotSegments(path)}${search ? `?${search}` : ''}`,
       headers,
@@ -144,28 +143,49 @@ export function buildRequest(
   }
 }
 
-/** A tool's parameters by `in:name`, made once per tool (tools are immutable, one per catalog version). */
-const parameterMaps = new WeakMap<Tool, ReadonlyMap<string, Tool['parameters'][number]>>()
-
-function parametersOf(tool: Tool): ReadonlyMap<string, Tool['parameters'][number]> {
-  let byName = parameterMaps.get(tool)
-  if (!byName) {
-    byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
-    parameterMaps.set(tool, byName)
-  }
-  return byName
+/** One argument's binding, with what it needs from the tool resolved once. */
+interface PlannedBinding {
+  readonly key: string
+  readonly target: Tool['binding']['arguments'][string]
+  /** The parameter it fills; undefined for a body property, or a binding with no parameter. */
+  readonly parameter: Tool['parameters'][number] | undefined
+  /** A path parameter's `{name}` in the path template. */
+  readonly placeholder: string
+  /** A header parameter's name in lower case; undefined when the gateway owns that header. */
+  readonly header: string | undefined
 }
 
-/** A tool's argument bindings as entries, made once per tool rather than on every call. */
-const bindingLists = new WeakMap<Tool, readonly (readonly [string, Tool['binding']['arguments'][string]])[]>()
+interface RequestPlan {
+  readonly bindings: readonly PlannedBinding[]
+  readonly method: string
+}
 
-function bindingsOf(tool: Tool): readonly (readonly [string, Tool['binding']['arguments'][string]])[] {
-  let entries = bindingLists.get(tool)
-  if (!entries) {
-    entries = Object.entries(tool.binding.arguments)
-    bindingLists.set(tool, entries)
+/**
+ * What a call needs from its tool that no argument changes, made once per tool (tools are
+ * immutable, one per catalog version): no key, placeholder or header name is built per call.
+ */
+const plans = new WeakMap<Tool, RequestPlan>()
+
+function planOf(tool: Tool): RequestPlan {
+  let plan = plans.get(tool)
+  if (!plan) {
+    const byName = new Map(tool.parameters.map((p) => [`${p.in}:${p.name}`, p]))
+    const bindings = Object.entries(tool.binding.arguments).map(([key, target]): PlannedBinding => {
+      if (target.in === 'body')
+        return { key, target, parameter: undefined, placeholder: '', header: undefined }
+      const header = target.in === 'header' ? target.name.toLowerCase() : undefined
+      return {
+        key,
+        target,
+        parameter: byName.get(`${target.in}:${target.name}`),
+        placeholder: `{${target.name}}`,
+        header: header === undefined || GATEWAY_HEADERS.has(header) ? undefined : header,
+      }
+    })
+    plan = { bindings, method: tool.method.toUpperCase() }
+    plans.set(tool, plan)
   }
-  return entries
+  return plan
 }
 
 /**
