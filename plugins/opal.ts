@@ -19,8 +19,8 @@ export default async function opal(fastify: FastifyInstance) {
       properties: { profile: { type: 'string', minLength: 1, maxLength: 64 } },
     },
   }
-  // Not async: a 304 is answered without a promise (issue 20; Fastify sends a thrown error as one
-  // from an async handler).
+  // Not async: a 304 is answered without a promise (issue 20). Fastify sends an error thrown here
+  // as it sends an async handler's.
   const discovery = (request: FastifyRequest<DiscoveryQuery>, reply: FastifyReply) => {
     const profile = request.query.profile ?? DISCOVER_VIEW
     const snapshot = fastify.catalogStore.current()
