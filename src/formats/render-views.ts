@@ -90,9 +90,7 @@ export function renderViews(
       if (existing) return existing
       const renderer = onDemand.get(format)
       if (!renderer || !catalog.views[view]) return undefined
-      const document = new ServedDocument(renderer.render(catalog, view))
-      kept.set(format, view, document)
-      return document
+      return kept.getOrAdd(format, view, () => new ServedDocument(renderer.render(catalog, view)))
     },
   }
 }

@@ -139,34 +139,30 @@ function documentsWith(
   renderers: readonly ViewRenderer[],
   whole?: (format: string, view: string) => ServedDocument | undefined,
 ): CatalogDocuments {
-  // Whole views by format and view; per service by format-and-view (a format's name, ours, holds
-  // no NUL) and service.
+  // Documents rendered on first request: whole views by format and view, and per service under
+  // their format and view.
   const views = new PairMap<ServedDocument>()
-  const perService = new PairMap<ServedDocument>()
+  const services = new PairMap<Map<string, ServedDocument>>()
   const byFormat = new Map(renderers.map((renderer) => [renderer.format, renderer]))
   const serviceIds = new Set(catalog.services.map((service) => service.id))
-  const keep = (kept: PairMap<ServedDocument>, first: string, second: string, render: () => unknown) => {
-    let document = kept.get(first, second)
-    if (!document) {
-      document = new ServedDocument(render())
-      kept.set(first, second, document)
-    }
-    return document
-  }
   return {
     get(format, view) {
       const ready = whole?.(format, view)
       if (ready || whole) return ready
       const renderer = byFormat.get(format)
       if (!renderer || renderer.served === 'measured' || !catalog.views[view]) return undefined
-      return keep(views, format, view, () => renderer.render(catalog, view))
+      return views.getOrAdd(format, view, () => new ServedDocument(renderer.render(catalog, view)))
     },
     service(format, view, serviceId) {
       const renderer = byFormat.get(format)
       if (!renderer?.renderService || !catalog.views[view] || !serviceIds.has(serviceId)) return undefined
-      return keep(perService, `${format}\u0000${view}`, serviceId, () =>
-        renderer.renderService!(catalog, view, serviceId),
-      )
+      const kept = services.getOrAdd(format, view, () => new Map())
+      let document = kept.get(serviceId)
+      if (!document) {
+        document = new ServedDocument(renderer.renderService(catalog, view, serviceId))
+        kept.set(serviceId, document)
+      }
+      return document
     },
   }
 }

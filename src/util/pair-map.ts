@@ -10,6 +10,16 @@ export class PairMap<V> {
     return this.#outer.get(first)?.get(second)
   }
 
+  /** The value under the pair, made by `make` and kept on first use. */
+  getOrAdd(first: string, second: string, make: () => V): V {
+    let value = this.get(first, second)
+    if (value === undefined) {
+      value = make()
+      this.set(first, second, value)
+    }
+    return value
+  }
+
   set(first: string, second: string, value: V): void {
     let inner = this.#outer.get(first)
     if (!inner) {
