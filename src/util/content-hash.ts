@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** Child texts longer than this are folded into their digest inside the parent's text. */
 const FOLD_ABOVE = 512
@@ -19,8 +19,9 @@ export function createContentHasher(): (value: unknown) => string {
   return (value) => digest(canonical(value, seen))
 }
 
+/** One-shot: no Hash object per folded member (thousands per catalog). */
 function digest(text: string): string {
-  return createHash('sha256').update(text).digest('hex')
+  return hash('sha256', text, 'hex')
 }
 
 /** Object keys in code-unit order, as `sort()` without a comparator puts strings, but faster. */
@@ -80,7 +81,8 @@ function canonical(value: unknown, seen: WeakMap<object, string>): string {
       const member = record[key]
       if (member === undefined) continue
       if (text.length > 1) text += ','
-      text += `${JSON.stringify(key)}:${canonical(member, seen)}`
+      // A key is quoted as a string value is: most need no escape, and no JSON.stringify call.
+      text += `${NEEDS_ESCAPE.test(key) ? JSON.stringify(key) : `"${key}"`}:${canonical(member, seen)}`
     }
     text += '}'
   }
