@@ -18,7 +18,7 @@ import {
   type ViewRenderer,
   withTokens,
 } from '../formats/index.js'
-import { PairMap } from '../util/pair-map.js'
+import { getOrAdd, PairMap } from '../util/pair-map.js'
 import { PACKAGE_VERSION } from '../version.js'
 import type { ReloadRecord } from './types.js'
 
@@ -156,13 +156,11 @@ function documentsWith(
     service(format, view, serviceId) {
       const renderer = byFormat.get(format)
       if (!renderer?.renderService || !catalog.views[view] || !serviceIds.has(serviceId)) return undefined
-      const kept = services.getOrAdd(format, view, () => new Map())
-      let document = kept.get(serviceId)
-      if (!document) {
-        document = new ServedDocument(renderer.renderService(catalog, view, serviceId))
-        kept.set(serviceId, document)
-      }
-      return document
+      return getOrAdd(
+        services.getOrAdd(format, view, () => new Map()),
+        serviceId,
+        () => new ServedDocument(renderer.renderService!(catalog, view, serviceId)),
+      )
     },
   }
 }

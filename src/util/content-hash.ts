@@ -51,11 +51,17 @@ function sortedKeys(record: object): string[] {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/
 
+/**
+ * JSON.stringify's text of a string (a value or a key): one without anything to escape is quoted
+ * without a call or a copy (the catalog's descriptions are most of what is hashed).
+ */
+function quote(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`
+}
+
 function canonical(value: unknown, seen: WeakMap<object, string>): string {
   if (typeof value === 'string') {
-    // JSON.stringify's text of a string without anything to escape, without copying it (the
-    // catalog's descriptions are most of what is hashed).
-    return NEEDS_ESCAPE.test(value) ? JSON.stringify(value) : `"${value}"`
+    return quote(value)
   }
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
   const cached = seen.get(value)
@@ -81,8 +87,7 @@ function canonical(value: unknown, seen: WeakMap<object, string>): string {
       const member = record[key]
       if (member === undefined) continue
       if (text.length > 1) text += ','
-      // A key is quoted as a string value is: most need no escape, and no JSON.stringify call.
-      text += `${NEEDS_ESCAPE.test(key) ? JSON.stringify(key) : `"${key}"`}:${canonical(member, seen)}`
+      text += `${quote(key)}:${canonical(member, seen)}`
     }
     text += '}'
   }

@@ -12,20 +12,24 @@ export class PairMap<V> {
 
   /** The value under the pair, made by `make` and kept on first use. */
   getOrAdd(first: string, second: string, make: () => V): V {
-    let value = this.get(first, second)
-    if (value === undefined) {
-      value = make()
-      this.set(first, second, value)
-    }
-    return value
+    return getOrAdd(this.#inner(first), second, make)
   }
 
   set(first: string, second: string, value: V): void {
-    let inner = this.#outer.get(first)
-    if (!inner) {
-      inner = new Map()
-      this.#outer.set(first, inner)
-    }
-    inner.set(second, value)
+    this.#inner(first).set(second, value)
   }
+
+  #inner(first: string): Map<string, V> {
+    return getOrAdd(this.#outer, first, () => new Map())
+  }
+}
+
+/** The value under `key`, made by `make` and kept on first use. */
+export function getOrAdd<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  let value = map.get(key)
+  if (value === undefined) {
+    value = make()
+    map.set(key, value)
+  }
+  return value
 }
