@@ -1,7 +1,7 @@
 // `npm run bench`: issue 9's figures, each a ratio measured against a baseline in the same run.
 // Prints a table on stdout (progress on stderr) and writes bench/results.json. See bench/README.md.
 import { spawnSync } from 'node:child_process'
-import { readFileSync, rmSync } from 'node:fs'
+import { rmSync } from 'node:fs'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -10,6 +10,7 @@ import { type BenchOptions, parseOptions, ROWS, type RowName, UsageError } from 
 import { fromRoot } from './lib/paths.js'
 import { killStarted, planCpus } from './lib/processes.js'
 import { formatTable, type RowResult } from './lib/report.js'
+import { SHIPPED } from './lib/shipped.js'
 import { catalogBuildRows } from './rows/catalog-build.js'
 import { documentRows } from './rows/documents.js'
 import { explorerRows } from './rows/explorer.js'
@@ -19,9 +20,6 @@ import { searchRows } from './rows/search.js'
 import { sessionRows } from './rows/sessions.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
-
-/** The Node major the image runs, read off the Dockerfile's `FROM node:<major>…`. */
-const SHIPPED_NODE_MAJOR = /^FROM node:(\d+)/m.exec(readFileSync(fromRoot('Dockerfile'), 'utf8'))?.[1]
 
 /** This run's scratch directory, removed on Ctrl-C too. */
 let scratch: string | undefined
@@ -55,9 +53,9 @@ async function main(): Promise<number> {
   log(`duration ${options.duration} s × ${options.runs} runs, warm-up ${options.warmup} s; ${cpuPlan.note}`)
   // Every server under test runs on this process's Node (process.execPath): the figures are the
   // image's only when that is the Node it ships.
-  if (process.versions.node.split('.')[0] !== SHIPPED_NODE_MAJOR)
+  if (process.versions.node.split('.')[0] !== SHIPPED.nodeMajor)
     log(
-      `node ${process.version}: the image ships Node ${SHIPPED_NODE_MAJOR} (Dockerfile), whose V8 sizes memory differently`,
+      `node ${process.version}: the image ships Node ${SHIPPED.nodeMajor} (Dockerfile), whose V8 sizes memory differently`,
     )
   const rows: RowResult[] = []
   let crashed = false
@@ -143,6 +141,7 @@ async function results(
       cpu: cpus()[0]?.model,
       cpus: cpus().length,
       node: process.version,
+      gateway: { nodeFlags: SHIPPED.nodeFlags, env: SHIPPED.env },
       loadAverageBefore: loadBefore,
       loadAverageAfter: loadavg(),
       pinning,

@@ -2,7 +2,7 @@
 // "render", the OpenAI tool document is rendered from the catalog too, as @samchon/openapi's
 // output is. Runs in its own process so its peak RSS is its own, with the V8 settings the gateway's
 // CLI makes before anything else (its builds run in that process's worker).
-import '../../src/cli/v8-flags.js'
+import '../../src/cli/v8-tuning.js'
 import { DISCOVER_VIEW, fsSourceReader, loadCatalog } from '../../src/catalog/index.js'
 import { renderOpenAITools } from '../../src/formats/index.js'
 import { report } from './result.js'

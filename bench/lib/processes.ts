@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
 import { GATEWAY_CLI } from './paths.js'
+import { SHIPPED } from './shipped.js'
 
 /** Which CPUs each role runs on; `undefined` means unpinned. */
 export interface CpuPlan {
@@ -43,13 +44,16 @@ export interface Started {
 
 const running = new Set<ChildProcess>()
 
-/** Spawns `node script args…`, pinned to `cpus` when given; taskset execs, so the pid is node's. */
+/**
+ * Spawns `node [nodeFlags…] script args…`, pinned to `cpus` when given; taskset execs, so the pid
+ * is node's.
+ */
 export function spawnNode(
   script: string,
   args: readonly string[],
-  options: { cpus: string | undefined; env?: NodeJS.ProcessEnv },
+  options: { cpus: string | undefined; env?: NodeJS.ProcessEnv; nodeFlags?: readonly string[] },
 ): ChildProcess {
-  const command = [process.execPath, script, ...args]
+  const command = [process.execPath, ...(options.nodeFlags ?? []), script, ...args]
   const pinned = options.cpus === undefined ? command : ['taskset', '-c', options.cpus, ...command]
   const child = spawn(pinned[0]!, pinned.slice(1), {
     env: { ...process.env, ...options.env },
@@ -86,19 +90,21 @@ function captureOutput(child: ChildProcess): () => string {
 }
 
 /**
- * `toolgate serve` as `npm start` runs it (with its glibc setting, also the Dockerfile's), on a
- * free port. It logs at warn (the listening line is info), so readiness is /health answering 200.
+ * `toolgate serve` as the image and `npm start` run it (the Dockerfile's node flags and glibc
+ * setting, lib/shipped.ts), on a free port. It logs at warn (the listening line is info), so
+ * readiness is /health answering 200.
  */
 export async function startGateway(name: string, env: NodeJS.ProcessEnv, cpus: string | undefined) {
   const port = await freePort()
   const child = spawnNode(GATEWAY_CLI, ['serve'], {
     cpus,
+    nodeFlags: SHIPPED.nodeFlags,
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),
       EXAMPLE_UPSTREAM: 'off',
       DRAIN_DELAY: '0',
-      MALLOC_MMAP_THRESHOLD_: '131072',
+      ...SHIPPED.env,
       ...env,
     },
   })

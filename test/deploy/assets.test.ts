@@ -21,6 +21,7 @@ import {
   isDockerIgnored,
   npmInstallCommands,
   parseDockerfile,
+  startMismatches,
 } from './check-dockerfile-policy.js'
 import { buildKnownFieldsCheck, type KnownFieldsCheck } from './check-known-fields.js'
 import { checkKubernetesPolicy, type RenderedObject } from './check-kubernetes-policy.js'
@@ -570,6 +571,24 @@ describe('Dockerfile', () => {
     assert.ok(
       script && existsSync(fromRoot(script)),
       `docker-compose.yml: upstream runs ${script}, which is not built`,
+    )
+  })
+
+  test('npm start runs the gateway as the image does: the same node flags and allocator setting', async () => {
+    const dockerfile = await readRoot('Dockerfile')
+    const start = (JSON.parse(await readRoot('package.json')) as { scripts: { start: string } }).scripts.start
+    assert.deepEqual(startMismatches(dockerfile, start), [])
+    // The check sees a difference on either side.
+    assert.match(
+      startMismatches(dockerfile, edit(start, /--max-semi-space-size=\d+ /, '')).join('\n'),
+      /node flags: the image's CMD has "--max-semi-space-size=\d+", npm start ""/,
+    )
+    assert.match(
+      startMismatches(
+        edit(dockerfile, 'MALLOC_MMAP_THRESHOLD_=131072', 'MALLOC_MMAP_THRESHOLD_=65536'),
+        start,
+      ).join('\n'),
+      /MALLOC_MMAP_THRESHOLD_: the image sets 65536, npm start 131072/,
     )
   })
 
