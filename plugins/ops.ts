@@ -102,7 +102,7 @@ async function ops(fastify: FastifyInstance) {
     const snapshot = fastify.catalogStore.current()
     // Token counts arrive from the build worker just after a new version swaps in.
     await snapshot.tokensSettled
-    return sendDocument(request, reply, snapshot.catalogDocument)
+    return sendDocument(request, reply, await snapshot.catalogDocument())
   })
 }
 

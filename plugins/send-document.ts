@@ -1,23 +1,27 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { ContentEncoding, ServedDocument } from '../src/formats/index.js'
+import type { ContentEncoding, Servable } from '../src/formats/index.js'
 
 /**
  * Sends a precomputed document: 304 on a matching If-None-Match, else the bytes, brotli or
- * gzip when the client accepts it. Nothing is serialized, hashed or compressed per request.
+ * gzip when the client accepts it and the document has it. Nothing is serialized or hashed per
+ * request; a compressed form is made once, the first requests for a large one waiting for it
+ * while it is made off the event loop.
  */
-export function sendDocument(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  document: ServedDocument,
-): FastifyReply {
+export function sendDocument(request: FastifyRequest, reply: FastifyReply, document: Servable): FastifyReply {
   reply.header('etag', document.etag)
   reply.header('vary', 'Accept-Encoding')
   if (matchesEtag(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
   reply.type(document.contentType)
-  const encoding = chooseEncoding(request.headers['accept-encoding'])
-  if (!encoding) return reply.send(document.body)
+  const encoding = chooseEncoding(request.headers['accept-encoding'], document.encodings)
+  if (!encoding) return reply.send(document.plain())
   reply.header('Content-Encoding', encoding)
-  return reply.send(document.encoded(encoding))
+  const bytes = document.encoded(encoding)
+  if (Buffer.isBuffer(bytes)) return reply.send(bytes)
+  bytes.then(
+    (ready) => reply.send(ready),
+    (err: Error) => reply.removeHeader('Content-Encoding').send(err),
+  )
+  return reply
 }
 
 function matchesEtag(header: string | undefined, etag: string): boolean {
@@ -30,8 +34,14 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   })
 }
 
-/** br, else gzip, honouring q-values (`gzip;q=0` refuses gzip); identity when neither is accepted. */
-export function chooseEncoding(header: string | undefined): ContentEncoding | undefined {
+/**
+ * br, else gzip, of those `offered`, honouring q-values (`gzip;q=0` refuses gzip); identity when
+ * none is accepted.
+ */
+export function chooseEncoding(
+  header: string | undefined,
+  offered: readonly ContentEncoding[] = ['br', 'gzip'],
+): ContentEncoding | undefined {
   if (!header) return undefined
   const accepted = new Map<string, number>()
   for (const part of header.split(',')) {
@@ -39,7 +49,8 @@ export function chooseEncoding(header: string | undefined): ContentEncoding | un
     const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='))
     accepted.set(name.trim(), q ? Number(q.slice(2)) || 0 : 1)
   }
-  const quality = (name: ContentEncoding) => accepted.get(name) ?? accepted.get('*') ?? 0
+  const quality = (name: ContentEncoding) =>
+    offered.includes(name) ? (accepted.get(name) ?? accepted.get('*') ?? 0) : 0
   if (quality('br') > 0 && quality('br') >= quality('gzip')) return 'br'
   if (quality('gzip') > 0) return 'gzip'
   return undefined

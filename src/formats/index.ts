@@ -43,7 +43,13 @@ export {
   type ViewRenderer,
   withTokens,
 } from './render-views.js'
-export { type ContentEncoding, ServedDocument } from './served-document.js'
+export {
+  CompressedDocument,
+  type ContentEncoding,
+  type EncodedBytes,
+  type Servable,
+  ServedDocument,
+} from './served-document.js'
 export { type ListedTool, renderToolList } from './tool-list.js'
 
 export interface RenderOptions {

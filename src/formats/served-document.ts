@@ -1,17 +1,67 @@
 import { createHash } from 'node:crypto'
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib'
+import type { Readable } from 'node:stream'
+import { promisify } from 'node:util'
+import {
+  brotliCompress,
+  brotliCompressSync,
+  constants,
+  createBrotliCompress,
+  createBrotliDecompress,
+  createGzip,
+  gzip,
+  gzipSync,
+} from 'node:zlib'
 
 export type ContentEncoding = 'br' | 'gzip'
+
+/** A document's bytes in one encoding: ready, or still being compressed off the event loop. */
+export type EncodedBytes = Buffer | Promise<Buffer>
+
+/** What sendDocument serves: a document's ETag and type, its plain form and its encodings. */
+export interface Servable {
+  /** Strong ETag: a hash of the exact plain bytes. */
+  readonly etag: string
+  readonly contentType: string
+  /** The encodings it sends as such, best first; any other request gets the plain form. */
+  readonly encodings: readonly ContentEncoding[]
+  /** The plain bytes, or a stream of them for a document kept only compressed. */
+  plain(): Buffer | Readable
+  encoded(encoding: ContentEncoding): EncodedBytes
+}
+
+/**
+ * Documents up to this size are compressed on the event loop when first asked for (brotli's
+ * quality 9 of 256 KB: ≈ 3 ms); larger ones on libuv's threadpool. Kubernetes' /openai.json
+ * (14.8 MB) took the event loop 160 ms at brotli 9 and 230 ms at gzip 9, /catalog (44 MB) 467 and
+ * 686 ms: every request in flight waited that long, once per document and encoding and version.
+ */
+const INLINE_COMPRESSION_BYTES = 256 * 1024
+
+const BROTLI_QUALITY = 9
+const GZIP_LEVEL = 9
+const brotliAsync = promisify(brotliCompress)
+const gzipAsync = promisify(gzip)
+
+const brotliOptions = (size: number) => ({
+  params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: size },
+})
+
+/** A strong ETag of bytes given whole or in chunks. */
+function etagOf(...parts: readonly Buffer[]): string {
+  const hash = createHash('sha256')
+  for (const part of parts) hash.update(part)
+  return `"${hash.digest('base64url').slice(0, 27)}"`
+}
 
 /**
  * A document served as bytes (SPEC §2): serialized and hashed once per catalog version, each
  * compressed variant made once, on first demand. No per-request serialization or compression.
  */
-export class ServedDocument {
+export class ServedDocument implements Servable {
   readonly body: Buffer
-  /** Strong ETag: a hash of the exact bytes. */
   readonly etag: string
-  readonly #encoded = new Map<ContentEncoding, Buffer>()
+  readonly encodings: readonly ContentEncoding[] = ['br', 'gzip']
+  readonly #encoded = new Map<ContentEncoding, EncodedBytes>()
 
   /**
    * `rendered`: bytes (and their ETag) made elsewhere for this value — by the build worker, or read
@@ -23,26 +73,123 @@ export class ServedDocument {
     rendered?: { readonly body: Buffer; readonly etag?: string },
   ) {
     this.body = rendered?.body ?? jsonBytes(value)
-    this.etag =
-      rendered?.etag ?? `"${createHash('sha256').update(this.body).digest('base64url').slice(0, 27)}"`
+    this.etag = rendered?.etag ?? etagOf(this.body)
   }
 
-  encoded(encoding: ContentEncoding): Buffer {
-    let bytes = this.#encoded.get(encoding)
-    if (!bytes) {
-      bytes =
-        encoding === 'br'
-          ? brotliCompressSync(this.body, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: 9,
-                [constants.BROTLI_PARAM_SIZE_HINT]: this.body.length,
-              },
-            })
-          : gzipSync(this.body, { level: 9 })
-      this.#encoded.set(encoding, bytes)
-    }
-    return bytes
+  plain(): Buffer {
+    return this.body
   }
+
+  /** The compressed bytes; for a large document, a promise the first requests share until they are made. */
+  encoded(encoding: ContentEncoding): EncodedBytes {
+    const kept = this.#encoded.get(encoding)
+    if (kept) return kept
+    if (this.body.length <= INLINE_COMPRESSION_BYTES) {
+      const bytes =
+        encoding === 'br'
+          ? brotliCompressSync(this.body, brotliOptions(this.body.length))
+          : gzipSync(this.body, { level: GZIP_LEVEL })
+      this.#encoded.set(encoding, bytes)
+      return bytes
+    }
+    const pending = (
+      encoding === 'br'
+        ? brotliAsync(this.body, brotliOptions(this.body.length))
+        : gzipAsync(this.body, { level: GZIP_LEVEL })
+    ).then(
+      (bytes) => {
+        this.#encoded.set(encoding, bytes)
+        return bytes
+      },
+      (err: Error) => {
+        this.#encoded.delete(encoding) // the next request tries again
+        throw err
+      },
+    )
+    this.#encoded.set(encoding, pending)
+    return pending
+  }
+}
+
+/**
+ * Brotli's quality for a document kept only compressed: Kubernetes' /catalog (44 MB) is 0.28 MB at
+ * quality 5 in 187 ms of a threadpool thread, 0.24 MB at 9 in 467 ms; either inflates in ≈ 43 ms.
+ */
+const KEPT_BROTLI_QUALITY = 5
+
+/**
+ * A large, rarely requested document kept only compressed (GET /catalog: 44 MB plain for
+ * Kubernetes' 1,002 tools, 0.28 MB of brotli, per catalog version). A client that accepts br gets
+ * the brotli bytes; one that accepts gzip, gzip bytes made from them on its first request, off the
+ * event loop, and kept (4.7 MB for that catalog); any other, the plain bytes streamed out of a
+ * decompressor as its socket takes them.
+ */
+export class CompressedDocument implements Servable {
+  readonly encodings: readonly ContentEncoding[] = ['br', 'gzip']
+  #gzip: EncodedBytes | undefined
+
+  private constructor(
+    readonly etag: string,
+    readonly contentType: string,
+    readonly brotli: Buffer,
+    /** The plain form's length. */
+    readonly bytes: number,
+  ) {}
+
+  /**
+   * Renders `value` a member at a time into chunks (jsonChunks), hashes them, and compresses them
+   * on the threadpool; the plain bytes are garbage once it resolves.
+   */
+  static async of(
+    value: unknown,
+    contentType = 'application/json; charset=utf-8',
+  ): Promise<CompressedDocument> {
+    const { chunks, bytes } = jsonChunks(value)
+    const compressor = createBrotliCompress({
+      params: {
+        [constants.BROTLI_PARAM_QUALITY]: KEPT_BROTLI_QUALITY,
+        [constants.BROTLI_PARAM_SIZE_HINT]: bytes,
+      },
+    })
+    const brotli = collect(compressor)
+    for (const chunk of chunks) compressor.write(chunk)
+    compressor.end()
+    return new CompressedDocument(etagOf(...chunks), contentType, await brotli, bytes)
+  }
+
+  plain(): Readable {
+    const decompressor = createBrotliDecompress()
+    decompressor.end(this.brotli)
+    return decompressor
+  }
+
+  encoded(encoding: ContentEncoding): EncodedBytes {
+    if (encoding === 'br') return this.brotli
+    if (!this.#gzip) {
+      const gzipped = collect(this.plain().pipe(createGzip({ level: GZIP_LEVEL })))
+      this.#gzip = gzipped.then(
+        (bytes) => {
+          this.#gzip = bytes
+          return bytes
+        },
+        (err: Error) => {
+          this.#gzip = undefined // the next request tries again
+          throw err
+        },
+      )
+    }
+    return this.#gzip
+  }
+}
+
+/** A stream's bytes, once it ends. */
+function collect(stream: Readable): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const parts: Buffer[] = []
+    stream.on('data', (part: Buffer) => parts.push(part))
+    stream.once('end', () => resolve(Buffer.concat(parts)))
+    stream.once('error', reject)
+  })
 }
 
 /** Bytes of one chunk JsonChunks writes into (a text longer than that gets a chunk of its own). */

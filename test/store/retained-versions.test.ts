@@ -23,16 +23,16 @@ const collectAll = (() => {
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** Uses the serving version as requests do: documents plain and compressed, /catalog, a narrowed view. */
-function serveEverything(store: CatalogStore) {
+async function serveEverything(store: CatalogStore) {
   const snapshot = store.current()
   for (const [format, views] of Object.entries(snapshot.sizes))
     for (const view of Object.keys(views)) {
       const document = snapshot.documents.get(format, view)
-      document?.encoded('br')
-      document?.encoded('gzip')
-      snapshot.documents.service(format, view, 'svc')?.encoded('br')
+      await document?.encoded('br')
+      await document?.encoded('gzip')
+      await snapshot.documents.service(format, view, 'svc')?.encoded('br')
     }
-  void snapshot.catalogDocument.body
+  ;(await snapshot.catalogDocument()).plain().resume()
   // A catalog derived for one caller (access scopes make them): its documents are kept per version.
   snapshot.documentsOf({ ...snapshot.catalog }).get('openai', 'discover')
   snapshot.findTool('svc_op1')
@@ -67,7 +67,7 @@ for (const builder of ['in-process', 'worker'] as const)
       render,
     })
     t.after(() => store.close())
-    serveEverything(store)
+    await serveEverything(store)
     await store.current().tokensSettled
     const first = watchServing(store)
 
@@ -78,7 +78,7 @@ for (const builder of ['in-process', 'worker'] as const)
       await writeFile(join(dir, 'svc.yaml'), serviceSpec(operations))
       const record = await store.reload('manual')
       assert.equal(record.swapped, true, record.error)
-      serveEverything(store)
+      await serveEverything(store)
       await store.current().tokensSettled
     }
     assert.equal(store.history().length, 2)
