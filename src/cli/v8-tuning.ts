@@ -32,7 +32,7 @@ process.nextTick(() => {
   keptTick = executionAsyncResource()
 })
 
-/** The tick object kept alive (for the test that holds it is one). */
+/** The tick object kept alive (read by the test that checks it is one). */
 export function keptTickObject(): object | undefined {
   return keptTick
 }
