@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Readable } from 'node:stream'
+import { buffer } from 'node:stream/consumers'
 import { promisify } from 'node:util'
 import {
   brotliCompress,
@@ -11,6 +12,7 @@ import {
   gzip,
   gzipSync,
 } from 'node:zlib'
+import { keepWhenSettled } from '../util/memo.js'
 
 export type ContentEncoding = 'br' | 'gzip'
 
@@ -92,22 +94,12 @@ export class ServedDocument implements Servable {
       this.#encoded.set(encoding, bytes)
       return bytes
     }
-    const pending = (
+    return keepWhenSettled(
       encoding === 'br'
         ? brotliAsync(this.body, brotliOptions(this.body.length))
-        : gzipAsync(this.body, { level: GZIP_LEVEL })
-    ).then(
-      (bytes) => {
-        this.#encoded.set(encoding, bytes)
-        return bytes
-      },
-      (err: Error) => {
-        this.#encoded.delete(encoding) // the next request tries again
-        throw err
-      },
+        : gzipAsync(this.body, { level: GZIP_LEVEL }),
+      (kept) => (kept ? this.#encoded.set(encoding, kept) : this.#encoded.delete(encoding)),
     )
-    this.#encoded.set(encoding, pending)
-    return pending
   }
 }
 
@@ -151,7 +143,7 @@ export class CompressedDocument implements Servable {
         [constants.BROTLI_PARAM_SIZE_HINT]: bytes,
       },
     })
-    const brotli = collect(compressor)
+    const brotli = buffer(compressor)
     for (const chunk of chunks) compressor.write(chunk)
     compressor.end()
     return new CompressedDocument(etagOf(...chunks), contentType, await brotli, bytes)
@@ -165,31 +157,13 @@ export class CompressedDocument implements Servable {
 
   encoded(encoding: ContentEncoding): EncodedBytes {
     if (encoding === 'br') return this.brotli
-    if (!this.#gzip) {
-      const gzipped = collect(this.plain().pipe(createGzip({ level: GZIP_LEVEL })))
-      this.#gzip = gzipped.then(
-        (bytes) => {
-          this.#gzip = bytes
-          return bytes
-        },
-        (err: Error) => {
-          this.#gzip = undefined // the next request tries again
-          throw err
-        },
-      )
-    }
-    return this.#gzip
+    return (
+      this.#gzip ??
+      keepWhenSettled(buffer(this.plain().pipe(createGzip({ level: GZIP_LEVEL }))), (kept) => {
+        this.#gzip = kept
+      })
+    )
   }
-}
-
-/** A stream's bytes, once it ends. */
-function collect(stream: Readable): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = []
-    stream.on('data', (part: Buffer) => parts.push(part))
-    stream.once('end', () => resolve(Buffer.concat(parts)))
-    stream.once('error', reject)
-  })
 }
 
 /** Bytes of one chunk JsonChunks writes into (a text longer than that gets a chunk of its own). */

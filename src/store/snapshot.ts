@@ -19,6 +19,7 @@ import {
   type ViewRenderer,
   withTokens,
 } from '../formats/index.js'
+import { keepWhenSettled } from '../util/memo.js'
 import { getOrAdd, PairMap } from '../util/pair-map.js'
 import { PACKAGE_VERSION } from '../version.js'
 import type { ReloadRecord } from './types.js'
@@ -48,7 +49,7 @@ export interface CatalogSnapshot {
    * tools are 44 MB plain, 0.28 MB so (row 6b held the plain bytes of the serving version and of
    * the next during a reload).
    */
-  catalogDocument(): Promise<CompressedDocument>
+  catalogDocument(): CompressedDocument | Promise<CompressedDocument>
   /**
    * The documents of a catalog derived from this one with narrower views (what one client may
    * call), rendered on first demand and kept for this version; this version's own for its catalog.
@@ -90,7 +91,7 @@ export function buildSnapshot(
   })
   const documents = documentsWith(catalog, renderers, eager.get)
   const narrowed = new WeakMap<Catalog, CatalogDocuments>()
-  let catalogDocument: Promise<CompressedDocument> | undefined
+  let catalogDocument: CompressedDocument | Promise<CompressedDocument> | undefined
   const callable = new Map<string, Tool>()
   for (const tool of catalog.tools) {
     if (tool.ignored) continue
@@ -108,13 +109,20 @@ export function buildSnapshot(
     tokensSettled,
     ...(reload ? { reload } : {}),
     catalogDocument() {
-      catalogDocument ??= CompressedDocument.of({
-        ...catalog,
-        loadedAt: loadedAt.toISOString(),
-        sizes,
-        ...(reload ? { lastReload: reload } : {}),
-      })
-      return catalogDocument
+      return (
+        catalogDocument ??
+        keepWhenSettled(
+          CompressedDocument.of({
+            ...catalog,
+            loadedAt: loadedAt.toISOString(),
+            sizes,
+            ...(reload ? { lastReload: reload } : {}),
+          }),
+          (kept) => {
+            catalogDocument = kept
+          },
+        )
+      )
     },
     documentsOf(derived: Catalog) {
       if (derived === catalog) return documents

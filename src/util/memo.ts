@@ -23,3 +23,26 @@ export function memoPerOwner<Owner extends object, Key, Value>(
     return value
   }
 }
+
+/**
+ * Work made once and kept: `pending` is handed to `keep` at once, so callers meanwhile share it,
+ * then its value once it resolves, so later callers get the value without a promise. If it
+ * rejects, `keep(undefined)` forgets it and the next caller tries again.
+ */
+export function keepWhenSettled<T>(
+  pending: Promise<T>,
+  keep: (kept: T | Promise<T> | undefined) => void,
+): Promise<T> {
+  const settled = pending.then(
+    (value) => {
+      keep(value)
+      return value
+    },
+    (err: unknown) => {
+      keep(undefined)
+      throw err
+    },
+  )
+  keep(settled)
+  return settled
+}

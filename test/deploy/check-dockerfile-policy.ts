@@ -1,3 +1,4 @@
+import { shippedRuntime } from '../../bench/lib/shipped.js'
 export interface Instruction {
   readonly keyword: string
   readonly args: string
@@ -164,32 +165,26 @@ export function isDockerIgnored(dockerignore: string, path: string): boolean {
 
 /**
  * Where `npm start` (package.json's start script: `VAR=value … node <flags…> <script> …`) runs the
- * gateway otherwise than the image's last CMD: other node flags (V8's young generation, issue 20),
- * or another value of an allocator variable (`MALLOC_*`) the runtime stage sets.
+ * gateway otherwise than the image does, as the bench reads the image (bench/lib/shipped.ts): other
+ * node flags (V8's young generation, issue 20), or another value of an allocator variable
+ * (`MALLOC_*`) the Dockerfile sets.
  */
 export function startMismatches(dockerfile: string, startScript: string): string[] {
-  const final = parseDockerfile(dockerfile).at(-1)
-  const cmd = execForm(final?.instructions.findLast((i) => i.keyword === 'CMD')?.args ?? '') ?? []
+  const image = shippedRuntime(dockerfile)
   const words = startScript.trim().split(/\s+/)
   const node = words.indexOf('node')
-  const flagsOf = (args: readonly string[]) => {
-    const script = args.findIndex((arg) => !arg.startsWith('-'))
-    return script < 0 ? [...args] : args.slice(0, script)
-  }
+  if (node < 0) return [`start "${startScript}" runs no node`]
+  const script = words.findIndex((word, i) => i > node && !word.startsWith('-'))
   const problems: string[] = []
-  if (cmd[0] !== 'node' || node < 0)
-    return [`CMD ${JSON.stringify(cmd)} or start "${startScript}" runs no node`]
-  const imageFlags = flagsOf(cmd.slice(1)).join(' ')
-  const startFlags = flagsOf(words.slice(node + 1)).join(' ')
+  const imageFlags = image.nodeFlags.join(' ')
+  const startFlags = words.slice(node + 1, script < 0 ? undefined : script).join(' ')
   if (imageFlags !== startFlags)
     problems.push(`node flags: the image's CMD has "${imageFlags}", npm start "${startFlags}"`)
   const startEnv = new Map(words.slice(0, node).map((word) => word.split('=') as [string, string]))
-  const imageEnv = (final?.instructions ?? [])
-    .filter((i) => i.keyword === 'ENV')
-    .flatMap((i) => [...i.args.matchAll(/\b(MALLOC_[A-Z_]+)=(\S+)/g)])
-  if (imageEnv.length === 0) problems.push('the runtime stage sets no MALLOC_* variable')
-  for (const [, name, value] of imageEnv)
-    if (startEnv.get(name!) !== value)
-      problems.push(`${name}: the image sets ${value}, npm start ${startEnv.get(name!) ?? 'nothing'}`)
+  const imageEnv = Object.entries(image.env)
+  if (imageEnv.length === 0) problems.push('the Dockerfile sets no MALLOC_* variable')
+  for (const [name, value] of imageEnv)
+    if (startEnv.get(name) !== value)
+      problems.push(`${name}: the image sets ${value}, npm start ${startEnv.get(name) ?? 'nothing'}`)
   return problems
 }
