@@ -45,52 +45,61 @@ export interface TokenSample {
 export function tokenSample(json: string): TokenSample {
   // A copy, not V8's sliced string: a slice keeps its whole document alive until counted (the
   // build worker counts after it answers; Kubernetes' four largest documents held 145 MB so).
-  return sampleText(json.length, (start, end) =>
-    start === 0 && end >= json.length ? json : structuredClone(json.slice(start, end)),
+  return sampleOf(
+    sampleRanges(json.length).map(([start, end]) =>
+      start === 0 && end >= json.length ? json : structuredClone(json.slice(start, end)),
+    ),
+    json.length,
   )
 }
 
 /**
- * tokenSample of a document's UTF-8 bytes in chunks of whole texts (jsonChunks), `chars` each
- * chunk's UTF-16 length: read a sample at a time, never joined or decoded whole. An ASCII chunk's
- * characters are its bytes; another is decoded on its own (JSON.stringify escapes lone surrogates,
- * so each chunk is well-formed UTF-8). Kubernetes' formats are not all ASCII: joined and decoded,
- * a 16.5 MB format took 33 MB more for its sample.
+ * tokenSample of a text read piece by piece, `length` UTF-16 units in all (known beforehand:
+ * measureJson): `walk` hands each piece to `read` in order, and only the sampled slices are
+ * copied. renderEager samples a format as it walks it, never decoding bytes: Kubernetes' documents
+ * are not all ASCII, and sampling a kept document's bytes decoded them whole (heap +25 MB for
+ * openai.json).
  */
-export function tokenSampleOfChunks(chunks: readonly Buffer[], chars: readonly number[]): TokenSample {
-  const length = chars.reduce((sum, n) => sum + n, 0)
-  return sampleText(length, (start, end) => {
-    const pieces: string[] = []
-    let offset = 0
-    for (const [i, chunk] of chunks.entries()) {
-      const n = chars[i]!
-      const from = Math.max(start - offset, 0)
-      const to = Math.min(end - offset, n)
-      if (from < to)
-        pieces.push(
-          n === chunk.length ? chunk.toString('latin1', from, to) : chunk.toString().slice(from, to),
-        )
-      offset += n
-      if (offset >= end) break
+export function tokenSampleOfTexts(
+  walk: (read: (text: string) => void) => void,
+  length: number,
+): TokenSample {
+  const ranges = sampleRanges(length)
+  const texts: string[] = []
+  let pieces: string[] = []
+  let offset = 0
+  let next = 0
+  walk((text) => {
+    const end = offset + text.length
+    // One piece may close a range and open the next.
+    while (next < ranges.length && ranges[next]![0] < end) {
+      const [from, to] = ranges[next]!
+      const piece = text.slice(Math.max(from - offset, 0), Math.min(to - offset, text.length))
+      if (piece) pieces.push(piece)
+      if (to > end) break
+      // A string of its own, not slices keeping their pieces alive.
+      texts.push(structuredClone(pieces.join('')))
+      pieces = []
+      next++
     }
-    // A string of its own, not a slice keeping a decoded chunk alive.
-    return structuredClone(pieces.join(''))
+    offset = end
   })
+  // An empty text's one empty range.
+  for (; next < ranges.length; next++) texts.push(pieces.splice(0).join(''))
+  return sampleOf(texts, length)
 }
 
-/** The sample of a text of `length` characters, `slice(start, end)` giving its characters as a string of their own. */
-function sampleText(length: number, slice: (start: number, end: number) => string): TokenSample {
-  if (length <= EXACT_TOKEN_CHARS) return { texts: [slice(0, length)], scale: 1 }
+/** Where a text of `length` characters is sampled: whole up to EXACT_TOKEN_CHARS, else SAMPLES evenly spaced slices. */
+function sampleRanges(length: number): (readonly [number, number])[] {
+  if (length <= EXACT_TOKEN_CHARS) return [[0, length]]
   const size = Math.floor(EXACT_TOKEN_CHARS / SAMPLES)
   const step = Math.floor(length / SAMPLES)
-  const texts: string[] = []
-  let chars = 0
-  for (let i = 0; i < SAMPLES; i++) {
-    const text = slice(i * step, Math.min(i * step + size, length))
-    texts.push(text)
-    chars += text.length
-  }
-  return { texts, scale: length / chars }
+  return Array.from({ length: SAMPLES }, (_, i) => [i * step, Math.min(i * step + size, length)] as const)
+}
+
+function sampleOf(texts: string[], length: number): TokenSample {
+  const chars = texts.reduce((sum, text) => sum + text.length, 0)
+  return { texts, scale: chars === length ? 1 : length / chars }
 }
 
 export function countSample({ texts, scale }: TokenSample): TokenCount {

@@ -1,7 +1,7 @@
 import type { Catalog } from '../catalog/types.js'
 import { PairMap } from '../util/pair-map.js'
-import { countSample, type TokenSample, tokenSample, tokenSampleOfChunks } from './count-tokens.js'
-import { ChunkPool, joinChunks, jsonChunks, ServedDocument } from './served-document.js'
+import { countSample, type TokenSample, tokenSample, tokenSampleOfTexts } from './count-tokens.js'
+import { jsonBuffer, measureJson, ServedDocument, walkJson } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
 export interface ViewRenderer {
@@ -108,45 +108,56 @@ const SETTLE_CHARS = 2 * 1024 * 1024
  * in bytes and (but the plain tool list) in tokens. This runs in the build worker, once per catalog
  * version, so counting never stalls the event loop; sampling above 1 MB bounds it to ~0.1 s a
  * document (the Kubernetes API: ~1 s for its seven counted documents, instead of ~5 s exact).
+ * Each format is walked text by text (walkJson), never one string: measured first (measureJson),
+ * then sampled as it is walked again, and an eager one written as it is walked, into a buffer of
+ * its size. The formats only measured come first and are never bytes at all; `release` is called
+ * before the eager documents are written, so what their rendering left (Kubernetes' strict
+ * formats: value trees of 23 MB) is given back before the documents are held.
  */
 export function renderEager(
   catalog: Catalog,
   renderers: readonly ViewRenderer[],
-  { deferTokens = false, settle }: { readonly deferTokens?: boolean; readonly settle?: () => void } = {},
+  {
+    deferTokens = false,
+    settle,
+    release,
+  }: { readonly deferTokens?: boolean; readonly settle?: () => void; readonly release?: () => void } = {},
 ): RenderedViews {
   const eager: RenderedDocument[] = []
-  const sizes: Record<string, Record<string, ServedSize>> = {}
+  const measured = new PairMap<ServedSize>()
   const jobs: TokenJob[] = []
-  const pool = new ChunkPool()
   let rendered = 0
-  for (const [view, { toolIds }] of Object.entries(catalog.views)) {
-    sizes[view] = {}
-    for (const renderer of renderers) {
+  const views = Object.entries(catalog.views)
+  const kept = renderers.filter((renderer) => renderer.served === 'eager')
+  for (const renderer of [...renderers.filter((renderer) => renderer.served !== 'eager'), ...kept]) {
+    if (renderer === kept[0]) release?.()
+    for (const [view, { toolIds }] of views) {
       const value = renderer.render(catalog, view)
-      // The bytes in chunks (jsonChunks): no document is one string, and a format only measured
-      // is never one buffer either. Eager documents are kept as bytes, and measured from them.
-      const written = jsonChunks(value, pool)
-      const bytes = written.bytes
-      // Sampled from the chunks, kept or not: Kubernetes' documents are not all ASCII, and
-      // sampling a kept document's bytes decoded them whole (heap +25 MB for openai.json).
-      const sample =
-        renderer.counted !== false && !renderer.upfront
-          ? tokenSampleOfChunks(written.chunks, written.chars)
-          : undefined
-      if (renderer.served === 'eager') {
-        const document = new ServedDocument(undefined, undefined, { body: joinChunks(written) })
-        eager.push({ format: renderer.format, view, document })
+      const { bytes, chars } = measureJson(value)
+      let body: Buffer | undefined
+      // An eager document is written on the walk that samples it (or on one of its own).
+      const walk = (read: (text: string) => void) => {
+        if (renderer.served === 'eager') body = jsonBuffer(value, bytes, read)
+        else walkJson(value, read)
       }
-      // Read (joined or sampled): the chunks go back for the next format.
-      pool.release(written)
-      sizes[view][renderer.format] = { bytes, tools: toolIds.length }
       // What a model holds before any search: the whole document, or its upfront part.
       if (renderer.counted !== false)
         jobs.push({
           view,
           format: renderer.format,
-          sample: renderer.upfront ? tokenSample(JSON.stringify(renderer.upfront(value))) : sample!,
+          sample: renderer.upfront
+            ? tokenSample(JSON.stringify(renderer.upfront(value)))
+            : tokenSampleOfTexts(walk, chars),
         })
+      if (renderer.served === 'eager') {
+        body ??= jsonBuffer(value, bytes)
+        eager.push({
+          format: renderer.format,
+          view,
+          document: new ServedDocument(undefined, undefined, { body }),
+        })
+      }
+      measured.set(renderer.format, view, { bytes, tools: toolIds.length })
       // Collect once enough rendered text is garbage: each collection marks the whole live heap.
       rendered += bytes
       if (settle && rendered >= SETTLE_CHARS) {
@@ -155,6 +166,15 @@ export function renderEager(
       }
     }
   }
+  // Per view, the formats in the renderers' order (as /catalog lists them).
+  const sizes = Object.fromEntries(
+    views.map(([view]) => [
+      view,
+      Object.fromEntries(
+        renderers.map((renderer) => [renderer.format, measured.get(renderer.format, view)!]),
+      ),
+    ]),
+  )
   if (deferTokens) return { sizes, eager, tokenSamples: jobs }
   return { sizes: withTokens(sizes, countTokenSamples(jobs)), eager }
 }

@@ -188,8 +188,6 @@ const CHUNKED_DEPTH = 4
 export interface JsonChunks {
   readonly chunks: readonly Buffer[]
   readonly bytes: number
-  /** Each chunk's UTF-16 length: a chunk holds whole texts, so it decodes on its own. */
-  readonly chars: readonly number[]
 }
 
 /**
@@ -219,13 +217,10 @@ export function joinChunks({ chunks, bytes }: JsonChunks): Buffer {
  * there). Here each member's string dies young, and the bytes are outside the heap, in chunks
  * freed with their buffers.
  */
-export function jsonChunks(value: unknown, pool?: ChunkPool): JsonChunks {
+export function jsonChunks(value: unknown): JsonChunks {
   const chunks: Buffer[] = []
-  const lengths: number[] = []
-  let size = pool ? CHUNK_BYTES : FIRST_CHUNK_BYTES
+  let size = FIRST_CHUNK_BYTES
   const take = (needed: number) => {
-    const pooled = needed <= CHUNK_BYTES ? pool?.chunks.pop() : undefined
-    if (pooled) return pooled
     const fresh = Buffer.allocUnsafeSlow(Math.max(size, needed))
     size = Math.min(size * 2, CHUNK_BYTES)
     return fresh
@@ -233,48 +228,62 @@ export function jsonChunks(value: unknown, pool?: ChunkPool): JsonChunks {
   let chunk = take(0)
   let used = 0
   let bytes = 0
-  let chars = 0
   const write = (text: string) => {
     // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text that may not fit is measured.
     if (text.length * 3 > chunk.length - used) {
       const needed = Buffer.byteLength(text)
       if (needed > chunk.length - used) {
-        if (used > 0) {
-          chunks.push(chunk.subarray(0, used))
-          lengths.push(chars)
-        } else pool?.chunks.push(chunk)
-        chars = 0
+        if (used > 0) chunks.push(chunk.subarray(0, used))
         chunk = take(needed)
         used = 0
       }
     }
     const written = chunk.write(text, used)
-    chars += text.length
     used += written
     bytes += written
   }
-  writeValue(value, CHUNKED_DEPTH, write)
-  if (used > 0) {
-    chunks.push(chunk.subarray(0, used))
-    lengths.push(chars)
-  } else pool?.chunks.push(chunk)
-  return { chunks, bytes, chars: lengths }
+  walkJson(value, write)
+  if (used > 0) chunks.push(chunk.subarray(0, used))
+  return { chunks, bytes }
 }
 
 /**
- * Chunks to write the next document into (renderEager: one pool for all of a catalog's formats).
- * A chunk's buffer is freed only by a collection, and a format's chunks outlive the scavenges made
- * while it is written: unpooled, Kubernetes' worker held 70–112 MB of dead chunks by its last
- * formats. Reused, the chunks are at most the largest format (the MCP list, 24.7 MB).
+ * The length of `JSON.stringify(value)` in UTF-8 bytes and in UTF-16 units, written nowhere: a
+ * format only measured (renderEager) is never bytes at all, and an eager one is written once into
+ * a buffer of its size (jsonBuffer).
  */
-export class ChunkPool {
-  readonly chunks: Buffer[] = []
+export function measureJson(value: unknown): { readonly bytes: number; readonly chars: number } {
+  let bytes = 0
+  let chars = 0
+  walkJson(value, (text) => {
+    bytes += Buffer.byteLength(text)
+    chars += text.length
+  })
+  return { bytes, chars }
+}
 
-  /** Takes back a document's chunks once read (joined, or sampled): the document is no longer valid. */
-  release({ chunks }: JsonChunks): void {
-    for (const chunk of chunks)
-      if (chunk.buffer.byteLength === CHUNK_BYTES) this.chunks.push(Buffer.from(chunk.buffer, 0, CHUNK_BYTES))
-  }
+/**
+ * `JSON.stringify(value)` as UTF-8 bytes in one buffer of exactly `bytes` (measureJson's), written
+ * text by text: no chunks, no copy joining them (renderEager's eager documents). `read` sees each
+ * text as it is written.
+ */
+export function jsonBuffer(value: unknown, bytes: number, read?: (text: string) => void): Buffer {
+  const buffer = Buffer.allocUnsafeSlow(bytes)
+  let used = 0
+  const wrong = () => new Error(`jsonBuffer: the document is not the ${bytes} bytes it was measured at`)
+  walkJson(value, (text) => {
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: only a text that may not fit is measured.
+    if (text.length * 3 > bytes - used && Buffer.byteLength(text) > bytes - used) throw wrong()
+    used += buffer.write(text, used)
+    read?.(text)
+  })
+  if (used !== bytes) throw wrong()
+  return buffer
+}
+
+/** `JSON.stringify(value)` text by text, as jsonChunks writes it (a member CHUNKED_DEPTH levels down is one text). */
+export function walkJson(value: unknown, read: (text: string) => void): void {
+  writeValue(value, CHUNKED_DEPTH, read)
 }
 
 /** Serializes `value` as JSON.stringify does, splitting plain arrays and objects `depth` levels down. */

@@ -38,6 +38,11 @@ export interface VersionRequest {
    * collects it then: build-worker.ts).
    */
   readonly settle?: () => void
+  /**
+   * Called once the formats only measured are done, before the eager documents are written: the
+   * build worker gives its spare memory back then (releaseMemory).
+   */
+  readonly release?: () => void
 }
 
 /** What the next build compares against: the version, a hash per tool (for the diff), and the reports. */
@@ -101,6 +106,7 @@ export async function buildVersion(
           views: renderEager(catalog, createViewRenderers(request.render), {
             deferTokens: request.deferTokens ?? false,
             ...(request.settle ? { settle: request.settle } : {}),
+            ...(request.release ? { release: request.release } : {}),
           }),
         }
       : {}),

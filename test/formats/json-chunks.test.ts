@@ -1,12 +1,20 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { EXACT_TOKEN_CHARS, tokenSample, tokenSampleOfChunks } from '../../src/formats/count-tokens.js'
-import { ChunkPool, joinChunks, jsonChunks } from '../../src/formats/served-document.js'
+import { EXACT_TOKEN_CHARS, tokenSample, tokenSampleOfTexts } from '../../src/formats/count-tokens.js'
+import {
+  joinChunks,
+  jsonBuffer,
+  jsonChunks,
+  measureJson,
+  walkJson,
+} from '../../src/formats/served-document.js'
 import { stringifiable } from '../helpers/json-values.js'
 
-// The build worker writes each format's bytes into chunks (pooled across formats) and samples its
-// tokens from them: the bytes must be JSON.stringify's, the samples those of the whole text.
+// A document is never one string. The build worker measures each format from its text as it is
+// walked (measureJson), samples its tokens from a second walk, and writes an eager one into a
+// buffer of its size as it walks it (jsonBuffer); other documents are written into chunks
+// (jsonChunks). The bytes and lengths must be JSON.stringify's, the samples those of the whole text.
 
 /** A document of `tools` members of about `size` characters each, from `unit`. */
 const documentOf = (unit: string, tools: number, size: number) => ({
@@ -20,84 +28,96 @@ const documentOf = (unit: string, tools: number, size: number) => ({
   ],
 })
 
-function assertChunks(value: unknown, pool?: ChunkPool) {
-  const text = JSON.stringify(value)
-  const written = jsonChunks(value, pool)
-  assert.ok(joinChunks(written).equals(Buffer.from(text)), text)
-  assert.equal(written.bytes, Buffer.byteLength(text))
-  assert.equal(written.chunks.length, written.chars.length)
-  // Each chunk holds whole texts: it decodes on its own to its own count of UTF-16 units.
-  assert.deepEqual(
-    written.chunks.map((chunk) => chunk.toString().length),
-    written.chars,
-  )
-  assert.equal(written.chunks.map((chunk) => chunk.toString()).join(''), text)
-  return written
-}
+const LARGE: readonly (readonly [string, number, number])[] = [
+  ['abc', 3_000, 900],
+  ['é🙂"\\\u0000', 2_000, 700],
+  ['x', 3, 3 * 1024 * 1024],
+  ['🙂', 2, 700 * 1024],
+]
 
-describe('jsonChunks: a document written as UTF-8 chunks', () => {
+describe('jsonChunks and jsonBuffer: a document written as UTF-8 bytes', () => {
   test('the bytes of JSON.stringify for generated values: non-ASCII, lone surrogates, nested, toJSON, undefined members', () => {
-    const pool = new ChunkPool()
     fc.assert(
       fc.property(stringifiable, (value) => {
-        if (JSON.stringify(value) === undefined) return
-        pool.release(assertChunks(value, pool))
+        const text = JSON.stringify(value)
+        if (text === undefined) return
+        const written = jsonChunks(value)
+        assert.ok(joinChunks(written).equals(Buffer.from(text)), text)
+        assert.equal(written.bytes, Buffer.byteLength(text))
+        assert.ok(jsonBuffer(value, measureJson(value).bytes).equals(Buffer.from(text)), text)
       }),
       { numRuns: 2_000 },
     )
   })
 
-  test('large documents over many chunks and members larger than a chunk, the pool reused between them', () => {
-    const pool = new ChunkPool()
-    for (const [unit, tools, size] of [
-      ['abc', 3_000, 900],
-      ['é🙂"\\\u0000', 2_000, 700],
-      ['x', 3, 3 * 1024 * 1024],
-      ['🙂', 2, 700 * 1024],
-    ] as const) {
-      const written = assertChunks(documentOf(unit, tools, size), pool)
+  test('large documents over many chunks and members larger than a chunk', () => {
+    for (const [unit, tools, size] of LARGE) {
+      const value = documentOf(unit, tools, size)
+      const text = Buffer.from(JSON.stringify(value))
+      const written = jsonChunks(value)
       assert.ok(written.chunks.length > 1, `${unit}: ${written.chunks.length} chunk(s)`)
-      pool.release(written)
+      assert.ok(joinChunks(written).equals(text), unit)
+      assert.ok(jsonBuffer(value, measureJson(value).bytes).equals(text), unit)
     }
-    assert.ok(pool.chunks.length > 0)
   })
 
-  test('the token samples of the chunks are those of the whole text, ASCII, not, or both', () => {
-    const pool = new ChunkPool()
+  test("jsonBuffer hands each text it writes to its reader, and refuses a size that is not the document's", () => {
+    const value = documentOf('é🙂x', 300, 90)
+    const texts: string[] = []
+    const { bytes } = measureJson(value)
+    jsonBuffer(value, bytes, (text) => texts.push(text))
+    assert.equal(texts.join(''), JSON.stringify(value))
+    for (const wrong of [bytes - 1, bytes + 1, 0])
+      assert.throws(() => jsonBuffer(value, wrong), new RegExp(`not the ${wrong} bytes it was measured at`))
+  })
+})
+
+describe('measureJson and tokenSampleOfTexts: a format measured, never written', () => {
+  test('the UTF-8 bytes and UTF-16 length of JSON.stringify for generated values, and walkJson its text', () => {
+    fc.assert(
+      fc.property(stringifiable, (value) => {
+        const text = JSON.stringify(value)
+        if (text === undefined) return
+        assert.deepEqual(measureJson(value), { bytes: Buffer.byteLength(text), chars: text.length })
+        const pieces: string[] = []
+        walkJson(value, (piece) => pieces.push(piece))
+        assert.equal(pieces.join(''), text)
+      }),
+      { numRuns: 2_000 },
+    )
+  })
+
+  test('the samples of a document walked are those of its whole text, below and above the exact bound', () => {
     for (const [unit, tools, size] of [
       ['{"a":1}', 10, 50],
       ['{"a":1}', 3_000, 900],
       ['é🙂x', 3_000, 900],
-      ['é', 1, EXACT_TOKEN_CHARS],
+      ['x', 3, 3 * EXACT_TOKEN_CHARS],
     ] as const) {
       const value = documentOf(unit, tools, size)
-      // ASCII members after non-ASCII ones: some chunks are ASCII, some not.
-      value.namespaces.push(documentOf('plain ascii', 2_000, 800).namespaces[0]!)
-      const written = jsonChunks(value, pool)
+      const text = JSON.stringify(value)
       assert.deepEqual(
-        tokenSampleOfChunks(written.chunks, written.chars),
-        tokenSample(JSON.stringify(value)),
+        tokenSampleOfTexts((read) => walkJson(value, read), measureJson(value).chars),
+        tokenSample(text),
         `${unit} × ${tools}`,
       )
-      pool.release(written)
     }
   })
 
-  test('chunks cut anywhere between characters give the samples of the whole text, below and above the exact bound', () => {
+  test('pieces cut anywhere give the samples of the whole text: one piece spanning ranges, empty pieces, an empty text', () => {
     fc.assert(
       fc.property(
         fc.constantFrom('{"a":1,"b":"x"}', 'é🙂"\\u0000', 'abc'),
-        fc.constantFrom(10, EXACT_TOKEN_CHARS, EXACT_TOKEN_CHARS + 1, 3 * EXACT_TOKEN_CHARS + 17),
+        fc.constantFrom(0, 10, EXACT_TOKEN_CHARS, EXACT_TOKEN_CHARS + 1, 3 * EXACT_TOKEN_CHARS + 17),
         fc.array(fc.nat(), { maxLength: 40 }),
         (unit, length, points) => {
           const text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length)
-          const parts = cutBetweenCharacters(text, points)
-          const chunks = parts.map((part) => Buffer.from(part))
+          // A cut at 0 and the last piece are empty; few cuts make pieces spanning several ranges.
+          const parts = [...cutBetweenCharacters(text, points), '']
           assert.deepEqual(
-            tokenSampleOfChunks(
-              chunks,
-              parts.map((part) => part.length),
-            ),
+            tokenSampleOfTexts((read) => {
+              for (const part of parts) read(part)
+            }, text.length),
             tokenSample(text),
           )
         },
