@@ -170,9 +170,9 @@ export class CompressedDocument implements Servable {
 const CHUNK_BYTES = 1024 * 1024
 
 /**
- * The first chunk of a document written without a pool (jsonBytes: a manifest, a tool page, a
- * per-service document), doubling up to CHUNK_BYTES: most of them are a few KB, and each would
- * otherwise map and unmap a whole 1 MB chunk.
+ * The first chunk of a document (jsonBytes: a manifest, a tool page, a per-service document),
+ * doubling up to CHUNK_BYTES: most of them are a few KB, and each would otherwise map and unmap a
+ * whole 1 MB chunk.
  */
 const FIRST_CHUNK_BYTES = 16 * 1024
 
