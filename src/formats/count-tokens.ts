@@ -55,38 +55,42 @@ export function tokenSample(json: string): TokenSample {
 
 /**
  * tokenSample of a text read piece by piece, `length` UTF-16 units in all (known beforehand:
- * measureJson): `walk` hands each piece to `read` in order, and only the sampled slices are
- * copied. renderEager samples a format as it walks it, never decoding bytes: Kubernetes' documents
- * are not all ASCII, and sampling a kept document's bytes decoded them whole (heap +25 MB for
- * openai.json).
+ * measureJson): each piece goes to `read` in order, only the sampled slices are copied, and
+ * `sample()` gives them once the last piece is read. renderEager samples a format as it walks it,
+ * never decoding bytes: Kubernetes' documents are not all ASCII, and sampling a kept document's
+ * bytes decoded them whole (heap +25 MB for openai.json).
  */
-export function tokenSampleOfTexts(
-  walk: (read: (text: string) => void) => void,
-  length: number,
-): TokenSample {
+export function textSampler(length: number): {
+  readonly read: (text: string) => void
+  sample(): TokenSample
+} {
   const ranges = sampleRanges(length)
   const texts: string[] = []
   let pieces: string[] = []
   let offset = 0
   let next = 0
-  walk((text) => {
-    const end = offset + text.length
-    // One piece may close a range and open the next.
-    while (next < ranges.length && ranges[next]![0] < end) {
-      const [from, to] = ranges[next]!
-      const piece = text.slice(Math.max(from - offset, 0), Math.min(to - offset, text.length))
-      if (piece) pieces.push(piece)
-      if (to > end) break
-      // A string of its own, not slices keeping their pieces alive.
-      texts.push(structuredClone(pieces.join('')))
-      pieces = []
-      next++
-    }
-    offset = end
-  })
-  // An empty text's one empty range.
-  for (; next < ranges.length; next++) texts.push(pieces.splice(0).join(''))
-  return sampleOf(texts, length)
+  return {
+    read(text) {
+      const end = offset + text.length
+      // One piece may close a range and open the next.
+      while (next < ranges.length && ranges[next]![0] < end) {
+        const [from, to] = ranges[next]!
+        const piece = text.slice(Math.max(from - offset, 0), Math.min(to - offset, text.length))
+        if (piece) pieces.push(piece)
+        if (to > end) break
+        // A string of its own, not slices keeping their pieces alive.
+        texts.push(structuredClone(pieces.join('')))
+        pieces = []
+        next++
+      }
+      offset = end
+    },
+    sample() {
+      // An empty text's one empty range.
+      for (; next < ranges.length; next++) texts.push(pieces.splice(0).join(''))
+      return sampleOf(texts, length)
+    },
+  }
 }
 
 /** Where a text of `length` characters is sampled: whole up to EXACT_TOKEN_CHARS, else SAMPLES evenly spaced slices. */

@@ -1,6 +1,6 @@
 import type { Catalog } from '../catalog/types.js'
 import { PairMap } from '../util/pair-map.js'
-import { countSample, type TokenSample, tokenSample, tokenSampleOfTexts } from './count-tokens.js'
+import { countSample, type TokenSample, textSampler, tokenSample } from './count-tokens.js'
 import { jsonBuffer, measureJson, ServedDocument, walkJson } from './served-document.js'
 
 /** A protocol renderer as the snapshot sees it: a view in, the served document out. */
@@ -134,29 +134,23 @@ export function renderEager(
     for (const [view, { toolIds }] of views) {
       const value = renderer.render(catalog, view)
       const { bytes, chars } = measureJson(value)
-      let body: Buffer | undefined
-      // An eager document is written on the walk that samples it (or on one of its own).
-      const walk = (read: (text: string) => void) => {
-        if (renderer.served === 'eager') body = jsonBuffer(value, bytes, read)
-        else walkJson(value, read)
-      }
-      // What a model holds before any search: the whole document, or its upfront part.
-      if (renderer.counted !== false)
-        jobs.push({
-          view,
-          format: renderer.format,
-          sample: renderer.upfront
-            ? tokenSample(JSON.stringify(renderer.upfront(value)))
-            : tokenSampleOfTexts(walk, chars),
-        })
+      // What a model holds before any search: the whole document (sampled on the walk that
+      // writes or measures it), or its upfront part.
+      const sampler = renderer.counted !== false && !renderer.upfront ? textSampler(chars) : undefined
       if (renderer.served === 'eager') {
-        body ??= jsonBuffer(value, bytes)
+        const body = jsonBuffer(value, bytes, sampler?.read)
         eager.push({
           format: renderer.format,
           view,
           document: new ServedDocument(undefined, undefined, { body }),
         })
-      }
+      } else if (sampler) walkJson(value, sampler.read)
+      if (renderer.counted !== false)
+        jobs.push({
+          view,
+          format: renderer.format,
+          sample: sampler ? sampler.sample() : tokenSample(JSON.stringify(renderer.upfront!(value))),
+        })
       measured.set(renderer.format, view, { bytes, tools: toolIds.length })
       // Collect once enough rendered text is garbage: each collection marks the whole live heap.
       rendered += bytes

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
-import { EXACT_TOKEN_CHARS, tokenSample, tokenSampleOfTexts } from '../../src/formats/count-tokens.js'
+import { EXACT_TOKEN_CHARS, textSampler, tokenSample } from '../../src/formats/count-tokens.js'
 import {
   joinChunks,
   jsonBuffer,
@@ -72,7 +72,7 @@ describe('jsonChunks and jsonBuffer: a document written as UTF-8 bytes', () => {
   })
 })
 
-describe('measureJson and tokenSampleOfTexts: a format measured, never written', () => {
+describe('measureJson and textSampler: a format measured, never written', () => {
   test('the UTF-8 bytes and UTF-16 length of JSON.stringify for generated values, and walkJson its text', () => {
     fc.assert(
       fc.property(stringifiable, (value) => {
@@ -96,11 +96,9 @@ describe('measureJson and tokenSampleOfTexts: a format measured, never written',
     ] as const) {
       const value = documentOf(unit, tools, size)
       const text = JSON.stringify(value)
-      assert.deepEqual(
-        tokenSampleOfTexts((read) => walkJson(value, read), measureJson(value).chars),
-        tokenSample(text),
-        `${unit} × ${tools}`,
-      )
+      const sampler = textSampler(measureJson(value).chars)
+      walkJson(value, sampler.read)
+      assert.deepEqual(sampler.sample(), tokenSample(text), `${unit} × ${tools}`)
     }
   })
 
@@ -114,12 +112,9 @@ describe('measureJson and tokenSampleOfTexts: a format measured, never written',
           const text = unit.repeat(Math.ceil(length / unit.length)).slice(0, length)
           // A cut at 0 and the last piece are empty; few cuts make pieces spanning several ranges.
           const parts = [...cutBetweenCharacters(text, points), '']
-          assert.deepEqual(
-            tokenSampleOfTexts((read) => {
-              for (const part of parts) read(part)
-            }, text.length),
-            tokenSample(text),
-          )
+          const sampler = textSampler(text.length)
+          for (const part of parts) sampler.read(part)
+          assert.deepEqual(sampler.sample(), tokenSample(text))
         },
       ),
       { numRuns: 60 },
