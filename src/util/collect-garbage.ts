@@ -20,7 +20,10 @@ const gc = (): Collector => {
   return collector
 }
 
-/** A full collection (the build worker between its steps). */
+/**
+ * A full collection: the build worker between its steps, and the main thread after a swap
+ * (catalog-store.ts), where it pauses every request in flight for the time it takes.
+ */
 export function collectAll(): void {
   gc()()
 }
