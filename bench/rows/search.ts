@@ -5,6 +5,7 @@ import type { RowContext } from '../lib/context.js'
 import { benchScript } from '../lib/paths.js'
 import { spawnNode } from '../lib/processes.js'
 import { ms, type RowResult, rangeOf } from '../lib/report.js'
+import { SHIPPED } from '../lib/shipped.js'
 import { round, summarize } from '../lib/stats.js'
 
 interface SearchFigures {
@@ -19,7 +20,12 @@ interface SearchFigures {
 }
 
 async function measure(ctx: RowContext): Promise<SearchFigures> {
-  const child = spawnNode(benchScript('search', 'row.js'), [], { cpus: ctx.cpus.server })
+  // The gateway's process as the image runs it (node flags, allocator), building in its worker.
+  const child = spawnNode(benchScript('search', 'row.js'), [], {
+    cpus: ctx.cpus.server,
+    nodeFlags: SHIPPED.nodeFlags,
+    env: SHIPPED.env,
+  })
   let stdout = ''
   let stderr = ''
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk))
