@@ -127,7 +127,7 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
         stale: sourcesWith(after, 'stale'),
         failed: sourcesWith(after, 'failed'),
       }
-      if (swapped)
+      if (swapped) {
         snapshot = buildSnapshot(
           after,
           startedAt,
@@ -138,13 +138,13 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
           // Off the event loop's critical path: a 20,000-tool index yields every 250 tools.
           await buildSearchIndexAsync(after),
         )
-      // After the worker's token count: the collection's pause does not share the CPU with it.
-      if (swapped)
-        void Promise.resolve(built.tokens).then(() =>
+        // After the worker's token count: the collection's pause does not share the CPU with it.
+        void snapshot.tokensSettled.then(() =>
           setImmediate(() => {
             if (!closed) collectSwappedOut()
           }),
         )
+      }
     } catch (err) {
       record = {
         trigger,

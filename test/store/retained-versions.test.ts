@@ -54,19 +54,29 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
   return ref.deref() === undefined
 }
 
+/** A store over `dir`, building in-process or in the build worker; closed after the test. */
+async function storeOver(
+  t: { after(fn: () => Promise<unknown>): void },
+  dir: string,
+  builder: 'in-process' | 'worker',
+): Promise<CatalogStore> {
+  const store = await createCatalogStore({
+    specsDir: dir,
+    ...(builder === 'in-process'
+      ? { reader: fsSourceReader }
+      : { bounds: { timeoutMs: 30_000, memoryMb: 512 } }),
+    options: {},
+    render,
+  })
+  t.after(() => store.close())
+  return store
+}
+
 for (const builder of ['in-process', 'worker'] as const)
   test(`a version swapped out by reloads is collected with what was derived from it (${builder} builds)`, async (t) => {
     const dir = await tempDir(t)
     await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
-    const store = await createCatalogStore({
-      specsDir: dir,
-      ...(builder === 'in-process'
-        ? { reader: fsSourceReader }
-        : { bounds: { timeoutMs: 30_000, memoryMb: 512 } }),
-      options: {},
-      render,
-    })
-    t.after(() => store.close())
+    const store = await storeOver(t, dir, builder)
     await serveEverything(store)
     await store.current().tokensSettled
     const first = watchServing(store)
@@ -95,15 +105,7 @@ for (const builder of ['in-process', 'worker'] as const)
   test(`the store collects a version it swapped out itself, with no collection asked for (${builder} builds)`, async (t) => {
     const dir = await tempDir(t)
     await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
-    const store = await createCatalogStore({
-      specsDir: dir,
-      ...(builder === 'in-process'
-        ? { reader: fsSourceReader }
-        : { bounds: { timeoutMs: 30_000, memoryMb: 512 } }),
-      options: {},
-      render,
-    })
-    t.after(() => store.close())
+    const store = await storeOver(t, dir, builder)
     await serveEverything(store)
     await store.current().tokensSettled
     const first = watchServing(store)
