@@ -226,3 +226,6 @@ export function remoteWithoutTokens(remote: RemoteState): RemoteState {
     }),
   }
 }
+
+/** What the main thread sends a build worker that answered with views, when it may count their tokens. */
+export const COUNT_TOKENS = 'count-tokens'

@@ -64,13 +64,14 @@ async function run(input: WorkerInput) {
   const { message, transfer, samples } = await answer(input)
   // The build's catalog, views and parsed specs are garbage once encoded: collected before the
   // answer leaves, so the worker does not hold them while the main thread decodes the answer
-  // beside the catalog it serves (the worker's heap used: ~80 MB before, ~20 MB after). With its
-  // young generation shrunk and its pooled pages given back: the worker counts tokens while the
-  // main thread holds two versions, the reload's second peak.
+  // beside the catalog it serves (the worker's heap used: ~80 MB before, ~20 MB after), with its
+  // young generation shrunk and its pooled pages given back.
   releaseMemory()
   parentPort!.postMessage(message, transfer)
   if (samples) {
-    // The new version serves already; its token counts follow in a second message (/catalog waits).
+    // The new version serves already; its token counts follow in a second message (/catalog
+    // waits), once the store asks: after its swap, not beside its decode (DeferredTokens).
+    await new Promise((resolve) => parentPort!.once('message', resolve))
     const tokens = countTokenSamples(samples)
     parentPort!.postMessage({ tokens } satisfies TokenAnswer)
   }

@@ -64,12 +64,14 @@ const MAX_WAIT_MS = 1_000 // a steady stream of events still reloads within abou
 const SWAP_COLLECTION_HEAP_BYTES = 128 * 1024 * 1024
 
 /**
- * Collects the version a reload swapped out, once the build worker is done (issue 20, row 6b). Its
- * documents are Buffers outside V8's heap, which V8 weighs only after 64 MB more of them: left to
- * itself, it kept each swapped-out Kubernetes version (≈ 35 MB: documents, catalog, search index)
- * until two more reloads or an old-space collection under load, so the gateway's RSS after every
- * reload stood 35–40 MB above what it serves (254 against 215 MB) and each reload peaked that much
- * higher. Not V8's memory-reducing collection: it leaves the young generation small under load.
+ * Collects the version a reload swapped out, right after the swap and before the build worker
+ * counts tokens (issue 20, row 6b). Its documents are Buffers outside V8's heap, which V8 weighs
+ * only after 64 MB more of them: left to itself, it kept each swapped-out Kubernetes version
+ * (≈ 35 MB: documents, catalog, search index) until two more reloads or an old-space collection
+ * under load, so the gateway's RSS after every reload stood 35–40 MB above what it serves (254
+ * against 215 MB) and each reload peaked that much higher. Not V8's memory-reducing collection: under load, a young generation shrunk by it costs
+ * every request CPU until V8 grows it again (releaseSpareYoungGeneration, at the build's start, is
+ * that collection where the thread is quiet).
  */
 function collectSwappedOut(): void {
   if (getHeapStatistics().used_heap_size <= SWAP_COLLECTION_HEAP_BYTES) collectAll()
@@ -95,9 +97,10 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
     deps.render,
     undefined,
     first.views,
-    first.tokens,
+    first.tokens?.counted,
     await buildSearchIndexAsync(first.catalog!),
   )
+  first.tokens?.count()
   const history: ReloadRecord[] = []
   const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
   let watcher: SpecsWatcher | undefined
@@ -134,16 +137,17 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
           deps.render,
           record,
           built.views,
-          built.tokens,
+          built.tokens?.counted,
           // Off the event loop's critical path: a 20,000-tool index yields every 250 tools.
           await buildSearchIndexAsync(after),
         )
-        // After the worker's token count: the collection's pause does not share the CPU with it.
-        void snapshot.tokensSettled.then(() =>
-          setImmediate(() => {
-            if (!closed) collectSwappedOut()
-          }),
-        )
+        // The swapped-out version collected, then the worker counts tokens: the reload's last
+        // peak holds one version beside the tokenizer, not two.
+        const { tokens } = built
+        setImmediate(() => {
+          if (!closed) collectSwappedOut()
+          tokens?.count()
+        })
       }
     } catch (err) {
       record = {

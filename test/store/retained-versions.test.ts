@@ -9,11 +9,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
-import { fsSourceReader } from '../../src/catalog/index.js'
-import { type CatalogStore, createCatalogStore } from '../../src/store/index.js'
+import type { CatalogStore } from '../../src/store/index.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
-
-const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
+import { storeOver, watchServing } from '../helpers/store.js'
 
 const collectAll = (() => {
   setFlagsFromString('--expose-gc')
@@ -39,12 +37,6 @@ async function serveEverything(store: CatalogStore) {
   snapshot.search.search('operation', { limit: 5 })
 }
 
-/** WeakRefs to the serving snapshot and its catalog, made in a frame of their own so no local keeps them. */
-function watchServing(store: CatalogStore) {
-  const snapshot = store.current()
-  return { snapshot: new WeakRef(snapshot), catalog: new WeakRef(snapshot.catalog) }
-}
-
 async function collected(ref: WeakRef<object>): Promise<boolean> {
   // A WeakRef made in this job stays alive until the job ends: collect after a turn, twice.
   for (let i = 0; i < 3; i++) {
@@ -52,24 +44,6 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
     collectAll()
   }
   return ref.deref() === undefined
-}
-
-/** A store over `dir`, building in-process or in the build worker; closed after the test. */
-async function storeOver(
-  t: { after(fn: () => Promise<unknown>): void },
-  dir: string,
-  builder: 'in-process' | 'worker',
-): Promise<CatalogStore> {
-  const store = await createCatalogStore({
-    specsDir: dir,
-    ...(builder === 'in-process'
-      ? { reader: fsSourceReader }
-      : { bounds: { timeoutMs: 30_000, memoryMb: 512 } }),
-    options: {},
-    render,
-  })
-  t.after(() => store.close())
-  return store
 }
 
 for (const builder of ['in-process', 'worker'] as const)
