@@ -214,12 +214,11 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
         void worker.terminate()
       }
       running = { worker, stop }
-      // While the worker boots (0.7–0.9 s on the bench box), if the main thread was quiet meanwhile.
-      const release = setTimeout(
-        releaseSpareYoungGeneration,
-        QUIET_WINDOW_MS,
-        performance.eventLoopUtilization(),
-      )
+      // While a reload's worker boots (0.7–0.9 s on the bench box), if the main thread was quiet
+      // meanwhile. Not at the start: the young generation the start leaves is the one requests
+      // find, and one shrunk there stayed small under load (bench/README.md, eighth pass).
+      const release =
+        reload && setTimeout(releaseSpareYoungGeneration, QUIET_WINDOW_MS, performance.eventLoopUtilization())
       const timer = setTimeout(
         () =>
           stop(
@@ -229,7 +228,7 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
       )
       const settle = () => {
         clearTimeout(timer)
-        clearTimeout(release)
+        if (release) clearTimeout(release)
         if (running?.worker === worker) running = undefined
       }
       worker.once('message', (answer: WorkerAnswer) => {

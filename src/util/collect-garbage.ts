@@ -58,16 +58,16 @@ const QUIET_UTILIZATION = 0.2
 /**
  * Gives the main thread's young generation back to the system when a load left it large and the
  * thread is quiet now (its event loop busy under a fifth of the time since `since`), with
- * releaseMemory. The build worker's start calls it (catalog-builder.ts; issue 20, row 6b): under the
- * image's `--max-semi-space-size=16` a load grows the young generation to 32 MB, and V8 keeps that
- * until its memory reducer finds the thread idle, 20–60 s later, or never under steady load, so a
- * reload peaked with it under every hump, the worker's and the main thread's. It is one pause of
- * the main thread, 144–206 ms with Kubernetes' 1,002 tools (40 MB used), once per reload that
- * builds. Under load it is skipped: there the young generation earns its size, a smaller one costs
- * every request CPU until V8 grows it again, and the pause would hold requests in flight. Skipped
- * too where it would not pay: a young generation already small (a pod that runs V8's own size under
- * 512 MB), an old generation over 64 MB where the pause grows, and Node 20. Returns whether it
- * collected.
+ * releaseMemory. A reload's build worker calls it as it starts (catalog-builder.ts; issue 20, row
+ * 6b): under the image's `--max-semi-space-size=16` a load grows the young generation to 32 MB,
+ * and V8 keeps that until its memory reducer finds the thread idle, 20–60 s later, or never under
+ * steady load, so a reload peaked with it under every hump, the worker's and the main thread's. It
+ * is one pause of the main thread, 144–206 ms with Kubernetes' 1,002 tools (≈ 33 MB old used),
+ * once per reload that builds. Under load it is skipped: there the young generation earns its
+ * size, a smaller one costs every request CPU until V8 grows it again, and the pause would hold
+ * requests in flight. Skipped too where it would not pay: a young generation already small (a pod
+ * that runs V8's own size under 512 MB), an old generation over 64 MB where the pause grows, and
+ * Node 20. Returns whether it collected.
  */
 export function releaseSpareYoungGeneration(since: EventLoopUtilization): boolean {
   if (!MEMORY_REDUCING || performance.eventLoopUtilization(since).utilization >= QUIET_UTILIZATION)

@@ -111,3 +111,17 @@ test('a reload leaves a busy main thread its young generation', NODE_20, async (
   assert.equal(record.swapped, true, record.error)
   assert.ok(least >= 8 * MB, `the main thread's young generation fell to ${least / MB} MB`)
 })
+
+test('the first build leaves the main thread the young generation the start made', NODE_20, async (t) => {
+  const dir = await tempDir(t)
+  await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
+  load()
+  let least = mainNewSpace()
+  assert.ok(least >= 8 * MB, `the churn grew the young generation (${least / MB} MB)`)
+  const watch = setInterval(() => {
+    least = Math.min(least, mainNewSpace())
+  }, 5)
+  await storeOver(t, dir, 'worker')
+  clearInterval(watch)
+  assert.ok(least >= 8 * MB, `the main thread's young generation fell to ${least / MB} MB`)
+})
