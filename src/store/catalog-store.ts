@@ -69,9 +69,10 @@ const SWAP_COLLECTION_HEAP_BYTES = 128 * 1024 * 1024
  * only after 64 MB more of them: left to itself, it kept each swapped-out Kubernetes version
  * (≈ 35 MB: documents, catalog, search index) until two more reloads or an old-space collection
  * under load, so the gateway's RSS after every reload stood 35–40 MB above what it serves (254
- * against 215 MB) and each reload peaked that much higher. Not V8's memory-reducing collection: under load, a young generation shrunk by it costs
- * every request CPU until V8 grows it again (releaseSpareYoungGeneration, at the build's start, is
- * that collection where the thread is quiet).
+ * against 215 MB) and each reload peaked that much higher. Not V8's memory-reducing collection:
+ * under load, a young generation shrunk by it costs every request CPU until V8 grows it again
+ * (releaseSpareYoungGeneration, as a reload's worker starts, is that collection where the thread
+ * is quiet).
  */
 function collectSwappedOut(): void {
   if (getHeapStatistics().used_heap_size <= SWAP_COLLECTION_HEAP_BYTES) collectAll()

@@ -1,7 +1,8 @@
 import { fsSourceReader } from '../../src/catalog/index.js'
 import { type CatalogStore, createCatalogStore } from '../../src/store/index.js'
 
-const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
+/** The render options the store tests build with. */
+export const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
 
 /** A store over `dir`, building in-process or in the build worker as the server does; closed after the test. */
 export async function storeOver(

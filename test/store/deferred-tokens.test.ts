@@ -9,8 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { createWorkerBuilder } from '../../src/store/catalog-builder.js'
 import { NO_REMOTES } from '../../src/store/index.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
+import { render } from '../helpers/store.js'
 
-const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
 const PENDING = Symbol('pending')
 
 test('the build worker waits to count tokens until it is asked, then answers them', async (t) => {
