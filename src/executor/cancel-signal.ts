@@ -7,15 +7,24 @@
 export class CancelSignal {
   aborted = false
   reason: unknown = undefined
-  /** The one party told about the cancellation: the upstream call in flight. */
-  onAbort: ((reason: unknown) => void) | undefined = undefined
+  /**
+   * The one party told about the cancellation: the upstream call in flight. An object with a
+   * method, not a closure: a closure and its context per call were a third of the bytes a tool
+   * call left to the old generation under steady load (issue 20).
+   */
+  stops: Stoppable | undefined = undefined
 
   abort(reason: unknown = new Error('the caller went away')): void {
     if (this.aborted) return
     this.aborted = true
     this.reason = reason
-    this.onAbort?.(reason)
+    this.stops?.stop(reason)
   }
+}
+
+/** What a cancellation stops. */
+export interface Stoppable {
+  stop(reason: unknown): void
 }
 
 /** What may cancel a call: the SDK's AbortSignal (MCP) or a CancelSignal (REST). */

@@ -25,7 +25,7 @@ const KEPT_LENGTHS = new Set(KEPT_HEADERS.map((name) => name.length))
 
 import type { RetryPolicy } from '../catalog/types.js'
 import type { UpstreamRequest } from './build-request.js'
-import { type CallSignal, CancelSignal } from './cancel-signal.js'
+import { type CallSignal, CancelSignal, type Stoppable } from './cancel-signal.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
 import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge } from './read-response.js'
 
@@ -146,7 +146,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const timeoutMs = sendOptions.timeoutMs ?? options.timeoutMs
     const call = new Call()
     const timer = setTimeout(expire, timeoutMs, call, timeoutMs)
-    const unlink = sendOptions.signal ? linkSignal(sendOptions.signal, call) : undefined
+    const signal = sendOptions.signal
+    const unlink = signal ? linkSignal(signal, call) : undefined
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
@@ -163,7 +164,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
     } finally {
       clearTimeout(timer)
-      unlink?.()
+      if (signal instanceof CancelSignal) signal.stops = undefined
+      else unlink?.()
     }
     // A call the caller cancelled, or one never sent, says nothing about the upstream's health.
     if ('failure' in outcome && (outcome.failure === 'aborted' || outcome.failure === 'unsendable')) {
@@ -179,7 +181,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 }
 
 /** One call's state across its attempts: whether and why it stopped, and what is in flight. */
-class Call {
+class Call implements Stoppable {
   stopped = false
   reason: unknown = undefined
   exchange: Exchange | undefined = undefined
@@ -211,17 +213,18 @@ function expire(call: Call, timeoutMs: number): void {
   call.stop(new DeadlineExceeded(timeoutMs))
 }
 
-/** Stops the call when the caller cancels; returns what undoes the link once the call ends. */
+/**
+ * Stops the call when the caller cancels. For an AbortSignal, returns what undoes the link once the
+ * call ends; a CancelSignal is unlinked by clearing its `stops` (no closure per call).
+ */
 function linkSignal(signal: CallSignal, call: Call): (() => void) | undefined {
   if (signal.aborted) {
     call.stop(signal.reason)
     return undefined
   }
   if (signal instanceof CancelSignal) {
-    signal.onAbort = (reason) => call.stop(reason)
-    return () => {
-      signal.onAbort = undefined
-    }
+    signal.stops = call
+    return undefined
   }
   const callerGone = () => call.stop(signal.reason)
   signal.addEventListener('abort', callerGone, { once: true })

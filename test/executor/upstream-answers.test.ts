@@ -188,6 +188,26 @@ describe('one deadline for the whole call (issue 14 class 9)', () => {
       }
     }
   })
+
+  test('a CancelSignal holds its call only while the call runs, and a late abort stops nothing', async (t) => {
+    let seen: CancelSignal['stops']
+    const signal = new CancelSignal()
+    const upstream = await startUpstream(t, (_r, res) => {
+      seen = signal.stops // the call in flight, linked without a closure
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.end('{"ok":true}')
+    })
+    const catalog = await catalogOf({
+      's.yaml': openapi({ '/r': { get: { operationId: 'read', responses: ok } } }),
+    })
+    const { call } = executorFor(t, catalog, { services: { s: { upstream: upstream.url } } })
+    const outcome = await call('s:read', {}, { signal })
+    assert.deepEqual(json(outcome), { ok: true })
+    assert.equal(typeof seen?.stop, 'function', 'while the upstream answered, the signal held the call')
+    assert.equal(signal.stops, undefined, 'once the call ended, the signal let go of it')
+    signal.abort()
+    assert.equal(signal.aborted, true)
+  })
 })
 
 describe('the REST route and the body cap (undici dispatch, no stream)', () => {
