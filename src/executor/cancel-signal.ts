@@ -9,8 +9,8 @@ export class CancelSignal {
   reason: unknown = undefined
   /**
    * The one party told about the cancellation: the upstream call in flight. An object with a
-   * method, not a closure: a closure and its context per call were a third of the bytes a tool
-   * call left to the old generation under steady load (issue 20).
+   * method, not a closure: a closure per call, and the call frame it kept, were the largest share
+   * of what a tool call left to the old generation under steady load (issue 20).
    */
   stops: Stoppable | undefined = undefined
 
