@@ -147,7 +147,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const call = new Call()
     const timer = setTimeout(expire, timeoutMs, call, timeoutMs)
     const signal = sendOptions.signal
-    const unlink = signal ? linkSignal(signal, call) : undefined
+    if (signal) linkSignal(signal, call)
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
@@ -164,8 +164,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
     } finally {
       clearTimeout(timer)
-      if (signal instanceof CancelSignal) signal.stops = undefined
-      else unlink?.()
+      if (signal) unlinkSignal(signal, call)
     }
     // A call the caller cancelled, or one never sent, says nothing about the upstream's health.
     if ('failure' in outcome && (outcome.failure === 'aborted' || outcome.failure === 'unsendable')) {
@@ -185,6 +184,8 @@ class Call implements Stoppable {
   stopped = false
   reason: unknown = undefined
   exchange: Exchange | undefined = undefined
+  /** The listener an AbortSignal holds while the call runs (a CancelSignal holds the call itself). */
+  callerGone: (() => void) | undefined = undefined
   private wake: (() => void) | undefined = undefined
 
   stop(reason: unknown): void {
@@ -213,22 +214,21 @@ function expire(call: Call, timeoutMs: number): void {
   call.stop(new DeadlineExceeded(timeoutMs))
 }
 
-/**
- * Stops the call when the caller cancels. For an AbortSignal, returns what undoes the link once the
- * call ends; a CancelSignal is unlinked by clearing its `stops` (no closure per call).
- */
-function linkSignal(signal: CallSignal, call: Call): (() => void) | undefined {
-  if (signal.aborted) {
-    call.stop(signal.reason)
-    return undefined
+/** Stops the call when the caller cancels: a CancelSignal holds the call, an AbortSignal a listener. */
+function linkSignal(signal: CallSignal, call: Call): void {
+  if (signal.aborted) call.stop(signal.reason)
+  else if (signal instanceof CancelSignal) signal.stops = call
+  else {
+    call.callerGone = () => call.stop(signal.reason)
+    signal.addEventListener('abort', call.callerGone, { once: true })
   }
+}
+
+/** Undoes linkSignal once the call has ended. */
+function unlinkSignal(signal: CallSignal, call: Call): void {
   if (signal instanceof CancelSignal) {
-    signal.stops = call
-    return undefined
-  }
-  const callerGone = () => call.stop(signal.reason)
-  signal.addEventListener('abort', callerGone, { once: true })
-  return () => signal.removeEventListener('abort', callerGone)
+    if (signal.stops === call) signal.stops = undefined
+  } else if (call.callerGone) signal.removeEventListener('abort', call.callerGone)
 }
 
 /** The reason an exchange is stopped with when the caller's own reason is not an Error. */
