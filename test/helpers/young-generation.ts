@@ -22,3 +22,17 @@ export function load() {
   churn()
   collectAll()
 }
+
+/** The smallest young generation seen (sampled every 5 ms) while `work` runs, and what it answered. */
+export async function leastNewSpaceDuring<T>(work: () => Promise<T>): Promise<{ least: number; answer: T }> {
+  let least = newSpaceBytes()
+  const watch = setInterval(() => {
+    least = Math.min(least, newSpaceBytes())
+  }, 5)
+  try {
+    const answer = await work()
+    return { least: Math.min(least, newSpaceBytes()), answer }
+  } finally {
+    clearInterval(watch)
+  }
+}

@@ -12,7 +12,7 @@ import { startWorker, WORKER_SEMI_SPACE_MB } from '../../src/store/catalog-build
 import { MEMORY_REDUCING } from '../../src/util/collect-garbage.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 import { storeOver } from '../helpers/store.js'
-import { load, MB, newSpaceBytes as mainNewSpace } from '../helpers/young-generation.js'
+import { leastNewSpaceDuring, load, MB, newSpaceBytes as mainNewSpace } from '../helpers/young-generation.js'
 
 /** Keeps ~40 MB of small objects alive through scavenges, so new space grows to its limit; answers its size in MB. */
 const GROWS_NEW_SPACE = `
@@ -54,12 +54,7 @@ test("a reload gives a quiet main thread's young generation back while the build
   load()
   const grown = mainNewSpace()
   assert.ok(grown >= 8 * MB, `the churn grew the young generation (${grown / MB} MB)`)
-  let least = grown
-  const watch = setInterval(() => {
-    least = Math.min(least, mainNewSpace())
-  }, 5)
-  const record = await store.reload('manual')
-  clearInterval(watch)
+  const { least, answer: record } = await leastNewSpaceDuring(() => store.reload('manual'))
   assert.equal(record.swapped, true, record.error)
   if (MEMORY_REDUCING)
     assert.ok(
@@ -95,12 +90,8 @@ test('the first build leaves the main thread the young generation the start made
   const dir = await tempDir(t)
   await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
   load()
-  let least = mainNewSpace()
-  assert.ok(least >= 8 * MB, `the churn grew the young generation (${least / MB} MB)`)
-  const watch = setInterval(() => {
-    least = Math.min(least, mainNewSpace())
-  }, 5)
-  await storeOver(t, dir, 'worker')
-  clearInterval(watch)
+  const grown = mainNewSpace()
+  assert.ok(grown >= 8 * MB, `the churn grew the young generation (${grown / MB} MB)`)
+  const { least } = await leastNewSpaceDuring(() => storeOver(t, dir, 'worker'))
   assert.ok(least >= 8 * MB, `the main thread's young generation fell to ${least / MB} MB`)
 })
