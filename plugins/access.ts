@@ -22,7 +22,7 @@ import {
   requiredScopes,
   scopeOf,
 } from '../src/access/index.js'
-import { createRateLimitStore, SHARED_KEY_PREFIX } from '../src/access/rate-limit-store.js'
+import { createRateLimitStore, type RateCount, SHARED_KEY_PREFIX } from '../src/access/rate-limit-store.js'
 import type { Catalog, Tool } from '../src/catalog/types.js'
 import { errors } from '../src/errors.js'
 
@@ -76,12 +76,6 @@ export function callerName(caller: Caller): string {
 const ORIGIN_CHECKED = new Set<RouteAccess>(['call', 'mcp', 'sessions'])
 const CLIENTS_ONLY = new Set<RouteAccess>(['call', 'mcp', 'operator'])
 const WELL_KNOWN = '/.well-known/oauth-protected-resource'
-
-/** A request's count in its budget's window, and how long the window has left. */
-interface RateCount {
-  readonly current: number
-  readonly ttl: number
-}
 
 /** undefined: the request goes on; a promise when the answer needs I/O (a token's keys, Redis). */
 type Verdict = Refusal | undefined | Promise<Refusal | undefined>
@@ -182,28 +176,19 @@ async function access(fastify: FastifyInstance) {
     const { caller } = request
     const budget = caller.kind === 'client' ? caller.client.rateLimit : config.anonymousRateLimit
     if (!budget) return undefined
-    // The memory store answers at once (no promise); Redis later. An error either way rejects.
-    let answered: { err: Error } | { count: RateCount } | undefined
-    let settle: ((count: RateCount) => void) | undefined
-    let fail: ((err: Error) => void) | undefined
-    counter.incr(
-      rateKey(caller),
-      (err, count) => {
-        const answer: { err: Error } | { count: RateCount } =
-          count && !err ? { count } : { err: err ?? new Error('rate limit store answered nothing') }
-        if (!settle || !fail) answered = answer
-        else if ('err' in answer) fail(answer.err)
-        else settle(answer.count)
-      },
-      budget.windowMs,
-      budget.max,
-    )
-    if (answered && 'count' in answered) return overBudget(request, reply, route, budget, answered.count)
-    if (answered) return Promise.reject(answered.err)
-    return new Promise<RateCount>((resolve, reject) => {
-      settle = resolve
-      fail = reject
-    }).then((count) => overBudget(request, reply, route, budget, count))
+    // The memory store answers at once (no promise, no callback); Redis later. An error rejects.
+    const key = rateKey(caller)
+    const now = counter.countNow(key, budget.windowMs, budget.max)
+    if (now) return overBudget(request, reply, route, budget, now)
+    return new Promise<RateCount>((resolve, reject) =>
+      counter.incr(
+        key,
+        (err, count) =>
+          count && !err ? resolve(count) : reject(err ?? new Error('rate limit store answered nothing')),
+        budget.windowMs,
+        budget.max,
+      ),
+    ).then((count) => overBudget(request, reply, route, budget, count))
   }
 
   const overBudget = (

@@ -1,14 +1,26 @@
 import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 
+/** A request's count in its key's window, and how long the window has left (ms). */
+export interface RateCount {
+  readonly current: number
+  readonly ttl: number
+}
+
 /** A fixed window per key, as @fastify/rate-limit's stores count; `done` is called at once for a key counted in memory. */
 export interface RateLimitStore {
   incr(
     key: string,
-    done: (err: Error | null, result: { current: number; ttl: number } | null) => void,
+    done: (err: Error | null, result: RateCount | null) => void,
     windowMs: number,
     max: number,
   ): void
+}
+
+/** The gateway's store: a key counted in memory is counted synchronously, with no callback to make. */
+export interface RateLimitCounter extends RateLimitStore {
+  /** The count, when the key is counted in this replica's memory; undefined: ask `incr` (Redis). */
+  countNow(key: string, windowMs: number, max: number): RateCount | undefined
 }
 
 // @fastify/rate-limit ships its stores as CommonJS files without types of their own.
@@ -46,11 +58,24 @@ export interface RateLimitStoreOptions {
  * replica's memory instead — each replica then enforces the budget on its own — with a warning:
  * a Redis outage never turns calls into errors, and never lifts the limits.
  */
-export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitStore {
+export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitCounter {
   const local = new LocalStore(false, false, LOCAL_KEYS)
   const shared = options.redis && new RedisStore(false, false, options.redis, options.prefix)
   let warnedAt = 0
-  const store: RateLimitStore = {
+  // LocalStore calls back before incr returns: one callback for every count, not a closure each.
+  let counted: RateCount | null = null
+  const keep = (_err: Error | null, result: RateCount | null) => {
+    counted = result
+  }
+  const store: RateLimitCounter = {
+    countNow(key, windowMs, max) {
+      if (shared && key.startsWith(SHARED_KEY_PREFIX)) return undefined
+      local.incr(key, keep, windowMs, max)
+      const count = counted
+      counted = null
+      if (!count) throw new Error('rate limits: the memory store answered nothing')
+      return count
+    },
     incr(key, done, windowMs, max) {
       if (!shared || !key.startsWith(SHARED_KEY_PREFIX)) return local.incr(key, done, windowMs, max)
       shared.incr(
