@@ -176,19 +176,10 @@ async function access(fastify: FastifyInstance) {
     const { caller } = request
     const budget = caller.kind === 'client' ? caller.client.rateLimit : config.anonymousRateLimit
     if (!budget) return undefined
-    // The memory store answers at once (no promise, no callback); Redis later. An error rejects.
-    const key = rateKey(caller)
-    const now = counter.countNow(key, budget.windowMs, budget.max)
-    if (now) return overBudget(request, reply, route, budget, now)
-    return new Promise<RateCount>((resolve, reject) =>
-      counter.incr(
-        key,
-        (err, count) =>
-          count && !err ? resolve(count) : reject(err ?? new Error('rate limit store answered nothing')),
-        budget.windowMs,
-        budget.max,
-      ),
-    ).then((count) => overBudget(request, reply, route, budget, count))
+    // Counted in memory: at once, no promise; in Redis: later. An error rejects.
+    const count = counter.count(rateKey(caller), budget.windowMs, budget.max)
+    if (count instanceof Promise) return count.then((now) => overBudget(request, reply, route, budget, now))
+    return overBudget(request, reply, route, budget, count)
   }
 
   const overBudget = (

@@ -7,8 +7,8 @@ export interface RateCount {
   readonly ttl: number
 }
 
-/** A fixed window per key, as @fastify/rate-limit's stores count; `done` is called at once for a key counted in memory. */
-export interface RateLimitStore {
+/** @fastify/rate-limit's stores: a fixed window per key; LocalStore calls `done` before `incr` returns. */
+interface RateLimitStore {
   incr(
     key: string,
     done: (err: Error | null, result: RateCount | null) => void,
@@ -17,10 +17,9 @@ export interface RateLimitStore {
   ): void
 }
 
-/** The gateway's store: a key counted in memory is counted synchronously, with no callback to make. */
-export interface RateLimitCounter extends RateLimitStore {
-  /** The count, when the key is counted in this replica's memory; undefined: ask `incr` (Redis). */
-  countNow(key: string, windowMs: number, max: number): RateCount | undefined
+/** The gateway's counter: a key counted in memory is counted at once, a client's key in Redis later. */
+export interface RateLimitCounter {
+  count(key: string, windowMs: number, max: number): RateCount | Promise<RateCount>
 }
 
 // @fastify/rate-limit ships its stores as CommonJS files without types of their own.
@@ -52,9 +51,9 @@ export interface RateLimitStoreOptions {
 }
 
 /**
- * The store @fastify/rate-limit counts in. A client's budget lives in Redis when there is one, so
- * it holds across replicas; anonymous per-address budgets stay in memory (abuse protection, no
- * Redis round trip per discovery request). When Redis fails, a client is counted in this
+ * Counts requests in @fastify/rate-limit's stores. A client's budget lives in Redis when there is
+ * one, so it holds across replicas; anonymous per-address budgets stay in memory (abuse
+ * protection, no Redis round trip per discovery request). When Redis fails, a client is counted in this
  * replica's memory instead — each replica then enforces the budget on its own — with a warning:
  * a Redis outage never turns calls into errors, and never lifts the limits.
  */
@@ -67,33 +66,42 @@ export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitC
   const keep = (_err: Error | null, result: RateCount | null) => {
     counted = result
   }
-  const store: RateLimitCounter = {
-    countNow(key, windowMs, max) {
-      if (shared && key.startsWith(SHARED_KEY_PREFIX)) return undefined
-      local.incr(key, keep, windowMs, max)
-      const count = counted
-      counted = null
-      if (!count) throw new Error('rate limits: the memory store answered nothing')
-      return count
-    },
-    incr(key, done, windowMs, max) {
-      if (!shared || !key.startsWith(SHARED_KEY_PREFIX)) return local.incr(key, done, windowMs, max)
-      shared.incr(
-        key,
-        (err, result) => {
-          if (!err) return done(null, result)
-          if (Date.now() - warnedAt > WARN_EVERY_MS) {
-            warnedAt = Date.now()
-            options.warn(
-              `rate limits: Redis failed (${err.message}); counting clients in this replica's memory`,
+  const countLocally = (key: string, windowMs: number, max: number): RateCount => {
+    local.incr(key, keep, windowMs, max)
+    const count = counted
+    counted = null
+    if (!count) throw new Error('rate limits: the memory store answered nothing')
+    return count
+  }
+  return {
+    count(key, windowMs, max) {
+      if (!shared || !key.startsWith(SHARED_KEY_PREFIX)) return countLocally(key, windowMs, max)
+      return new Promise((resolve, reject) =>
+        shared.incr(
+          key,
+          (err, result) => {
+            if (!err)
+              return result ? resolve(result) : reject(new Error('rate limits: Redis answered nothing'))
+            if (Date.now() - warnedAt > WARN_EVERY_MS) {
+              warnedAt = Date.now()
+              options.warn(
+                `rate limits: Redis failed (${err.message}); counting clients in this replica's memory`,
+              )
+            }
+            local.incr(
+              key,
+              (failed, count) =>
+                count
+                  ? resolve(count)
+                  : reject(failed ?? new Error('rate limits: the memory store answered nothing')),
+              windowMs,
+              max,
             )
-          }
-          local.incr(key, done, windowMs, max)
-        },
-        windowMs,
-        max,
+          },
+          windowMs,
+          max,
+        ),
       )
     },
   }
-  return store
 }
