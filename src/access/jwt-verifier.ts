@@ -1,11 +1,4 @@
-import {
-  createRemoteJWKSet,
-  customFetch,
-  decodeJwt,
-  type JWTPayload,
-  jwtVerify,
-  type RemoteJWKSet,
-} from 'jose'
+import type { JWTPayload, RemoteJWKSet } from 'jose'
 import { LRUCache } from 'lru-cache'
 import { fetchJson, isSecureUrl, KeysUnavailable } from './fetch-json.js'
 import type { Client, JwtProof } from './types.js'
@@ -47,6 +40,13 @@ const DEFAULTS = {
 const MAX_DOCUMENT_BYTES = 1_048_576
 
 /**
+ * jose, imported on first use (issue 20): a gateway with no JWT client never loads it, ≈ 1.7 MB of
+ * heap (its module sources and code) it would hold for nothing. Every use is already async.
+ */
+let jose: Promise<typeof import('jose')> | undefined
+const loadJose = () => (jose ??= import('jose'))
+
+/**
  * Verifies JWT access tokens of the configured clients with `jose`: issuer, audience, algorithms,
  * expiry (with the client's clock tolerance), then the claim that names the client, then scopes.
  * Keys come from each issuer's JWKS (its URL configured or discovered), cached and rotated by jose.
@@ -54,6 +54,11 @@ const MAX_DOCUMENT_BYTES = 1_048_576
 export function createJwtVerifier(clients: readonly Client[], options: JwtVerifierOptions = {}): JwtVerifier {
   const settings = { ...DEFAULTS, ...options }
   const jwtClients = clients.filter((c): c is Client & { proof: { kind: 'jwt' } } => c.proof.kind === 'jwt')
+  if (jwtClients.length === 0) {
+    // Nothing to decode a token for, so jose is never loaded, whatever a caller sends.
+    const refused = bad('it is neither a configured static token nor a JWT of a configured client')
+    return { verify: async () => refused, warm: async () => [] }
+  }
   const keys = createIssuerKeys(settings)
   // Each entry carries its own deadline: lru-cache's ttl reads the clock on every get, which a
   // per-call check need not pay twice.
@@ -62,6 +67,7 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   const verified = new LRUCache<string, VerifiedToken>({ max: settings.cacheSize })
 
   const verifyUncached = async (token: string): Promise<JwtVerdict> => {
+    const { decodeJwt } = await loadJose()
     let claims: JWTPayload
     try {
       claims = decodeJwt(token)
@@ -129,7 +135,8 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   }
 }
 
-function verifySignedClaims(token: string, proof: JwtProof, keySet: RemoteJWKSet): Promise<JWTPayload> {
+async function verifySignedClaims(token: string, proof: JwtProof, keySet: RemoteJWKSet): Promise<JWTPayload> {
+  const { jwtVerify } = await loadJose()
   return jwtVerify(token, keySet, {
     issuer: proof.issuer,
     audience: [...proof.audience],
@@ -208,6 +215,8 @@ function createIssuerKeys(settings: typeof DEFAULTS & JwtVerifierOptions): Issue
   }
   return {
     async of(proof) {
+      // Before the lookup: no await may fall between finding no set and keeping the one made.
+      const { createRemoteJWKSet, customFetch } = await loadJose()
       const url = await jwksUrlOf(proof)
       let known = sets.get(url)
       if (!known) {
