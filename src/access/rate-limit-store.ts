@@ -53,9 +53,9 @@ export interface RateLimitStoreOptions {
 /**
  * Counts requests in @fastify/rate-limit's stores. A client's budget lives in Redis when there is
  * one, so it holds across replicas; anonymous per-address budgets stay in memory (abuse
- * protection, no Redis round trip per discovery request). When Redis fails, a client is counted in this
- * replica's memory instead — each replica then enforces the budget on its own — with a warning:
- * a Redis outage never turns calls into errors, and never lifts the limits.
+ * protection, no Redis round trip per discovery request). When Redis fails, a client is counted
+ * in this replica's memory instead — each replica then enforces the budget on its own — with a
+ * warning: a Redis outage never turns calls into errors, and never lifts the limits.
  */
 export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitCounter {
   const local = new LocalStore(false, false, LOCAL_KEYS)
@@ -88,15 +88,11 @@ export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitC
                 `rate limits: Redis failed (${err.message}); counting clients in this replica's memory`,
               )
             }
-            local.incr(
-              key,
-              (failed, count) =>
-                count
-                  ? resolve(count)
-                  : reject(failed ?? new Error('rate limits: the memory store answered nothing')),
-              windowMs,
-              max,
-            )
+            try {
+              resolve(countLocally(key, windowMs, max))
+            } catch (failed) {
+              reject(failed)
+            }
           },
           windowMs,
           max,
