@@ -162,19 +162,34 @@ export function readCallBody(
   return { arguments: body.parameters as Record<string, unknown>, ...(token ? { accessToken: token } : {}) }
 }
 
-/** The upstream's status and body as they are; binary wrapped in base64 with its content type. */
+/** Sent with every answer: upstream bytes are never sniffed, never run as a page of the gateway's origin. */
+const RELAYED = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': "default-src 'none'; sandbox",
+}
+
+/**
+ * The upstream's status and body as they are; binary wrapped in base64 with its content type.
+ * JSON keeps its JSON type (the first, should the upstream repeat the header: a browser reads the
+ * last one); any other text goes out as text/plain, its own type in X-Toolgate-Upstream-Content-Type,
+ * so HTML, XML or script from an upstream is data, never the gateway's own page (issue 41 class 6).
+ */
 export function sendOutcome(reply: FastifyReply, outcome: ToolOutcome): FastifyReply {
   reply.code(outcome.status)
   reply.headers(outcome.headers)
-  if (outcome.kind === 'refusal') return reply.send(outcome.body)
+  if (outcome.kind === 'refusal') return reply.header('x-content-type-options', 'nosniff').send(outcome.body)
+  reply.headers(RELAYED)
   const { body } = outcome
   switch (body.type) {
     case 'empty':
       return reply.send()
     case 'json':
-      return reply.type(body.contentType).send(body.bytes)
+      return reply.type(firstValue(body.contentType)).send(body.bytes)
     case 'text':
-      return reply.type(body.contentType).send(body.text)
+      return reply
+        .type('text/plain; charset=utf-8')
+        .header('x-toolgate-upstream-content-type', body.contentType)
+        .send(body.text)
     case 'binary':
       return reply.send({
         contentType: body.contentType,
@@ -183,6 +198,12 @@ export function sendOutcome(reply: FastifyReply, outcome: ToolOutcome): FastifyR
         data: body.base64,
       })
   }
+}
+
+/** `application/json, text/html` (a repeated header, joined) is `application/json`. */
+function firstValue(contentType: string): string {
+  const comma = contentType.indexOf(',')
+  return comma === -1 ? contentType : contentType.slice(0, comma).trim()
 }
 
 function summary(toolId: string, outcome: ToolOutcome) {

@@ -8,7 +8,7 @@ import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-va
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
-import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome, Violation } from './types.js'
+import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome, UpstreamBody, Violation } from './types.js'
 import type { Failure, RawResponse, UpstreamClient } from './upstream-client.js'
 import type { ArgumentValidator } from './validate-arguments.js'
 
@@ -157,13 +157,50 @@ function answered(response: RawResponse, origin: string): ToolOutcome {
     const value = header(response.headers[name])
     if (value !== undefined) headers[name] = value
   }
+  const body = typeBody(response.bytes, contentType, response.status)
+  const { status, attempts } = response
+  if (status >= 300 && status < 400) return redirectAsData(status, body, headers, origin, attempts)
+  return { kind: 'answer', status, body, headers, origin, attempts }
+}
+
+/**
+ * A 3xx is the upstream's answer, not the gateway's (issue 41 class 6): relayed as a 200 whose
+ * JSON says so — `{ upstreamStatus, location, body }` — with no Location header, so no client
+ * follows it from the gateway's origin and no cache takes a 304 for the caller's own copy.
+ */
+function redirectAsData(
+  status: number,
+  body: UpstreamBody,
+  { location, ...headers }: Record<string, string>,
+  origin: string,
+  attempts: number,
+): ToolOutcome {
+  const head = `{"upstreamStatus":${status},"location":${JSON.stringify(location ?? null)},"body":`
+  // A JSON body is spliced in as its (checked) bytes: relayed byte for byte, as a 2xx's is.
+  const inner = body.type === 'json' ? body.bytes : Buffer.from(JSON.stringify(bodyAsData(body)))
   return {
     kind: 'answer',
-    status: response.status,
-    body: typeBody(response.bytes, contentType, response.status),
+    status: 200,
+    body: {
+      type: 'json',
+      bytes: Buffer.concat([Buffer.from(head), inner, Buffer.from('}')]),
+      contentType: 'application/json',
+    },
     headers,
     origin,
-    attempts: response.attempts,
+    attempts,
+  }
+}
+
+/** A non-JSON body as data: null, `{ contentType, text }`, or base64 as binary answers are. */
+function bodyAsData(body: Exclude<UpstreamBody, { type: 'json' }>): unknown {
+  switch (body.type) {
+    case 'empty':
+      return null
+    case 'text':
+      return { contentType: body.contentType, text: body.text }
+    case 'binary':
+      return { contentType: body.contentType, encoding: 'base64', bytes: body.bytes, data: body.base64 }
   }
 }
 

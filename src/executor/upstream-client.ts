@@ -253,6 +253,8 @@ const EMPTY = Buffer.alloc(0)
  */
 class Exchange implements Dispatcher.DispatchHandler {
   status = 0
+  /** The last interim (1xx) status seen while no final answer has come. */
+  interim = 0
   headers: UpstreamHeaders = {}
   private readonly chunks: Buffer[] = []
   private total = 0
@@ -282,10 +284,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   private outcome(raw: Buffer | Error): RawResponse | Failure | Promise<RawResponse | Failure> {
     const { call, limit } = this
     if (raw instanceof ResponseTooLarge) return { failure: 'too-large', limit, attempts: 1 }
+    if (raw instanceof ResponseInvalid)
+      return { failure: 'invalid', status: this.status, detail: raw.message, attempts: 1 }
     // Once the call has stopped, its reason says why, whatever undici reported: a caller's own
     // reason (MCP cancels with a string, closes with an McpError) is not an upstream failure.
     if (call.stopped) return stopped(call.reason)
-    if (raw instanceof Error) return classify(raw, limit)
+    if (raw instanceof Error) return noFinalAnswer(raw, this.interim) ?? classify(raw, limit)
     const { status, headers } = this
     const encoding = headers['content-encoding']
     if (encoding === undefined) return answer(status, headers, raw, limit)
@@ -301,7 +305,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    if (statusCode < 200) return true // 1xx: informational, the answer follows
+    // A 101 to a request that asked for no upgrade: the connection now speaks something else.
+    if (statusCode === 101)
+      return this.refuse(101, 'it switched protocols (101), which a tool call cannot relay')
+    if (statusCode < 200) {
+      this.interim = statusCode // 1xx: informational, the answer follows
+      return true
+    }
+    // undici hands on any three digits; a status HTTP does not define has no meaning to relay
+    // (and Node would refuse to write it: the caller got a 500 after the upstream had acted).
+    if (statusCode > 599) return this.refuse(statusCode, `its status ${statusCode} is outside HTTP's 100–599`)
     this.status = statusCode
     this.headers = keptHeaders(rawHeaders)
     const length = this.headers['content-length']
@@ -330,6 +343,13 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.ended) return
     this.ended = true
     this.done(error)
+  }
+
+  /** Ends the exchange as an answer the gateway cannot relay, naming the upstream's status. */
+  private refuse(status: number, detail: string): boolean {
+    this.status = status
+    this.stop(new ResponseInvalid(detail))
+    return true
   }
 
   /** Ends the exchange now with `reason`; undici aborts the request (its socket is destroyed). */
@@ -410,6 +430,30 @@ function stopped(reason: unknown): Failure {
   return reason instanceof DeadlineExceeded
     ? { failure: 'timeout', code: reason.code, detail: reason.message, attempts: 1 }
     : { failure: 'aborted', attempts: 1 }
+}
+
+/**
+ * An exchange undici ended before any final answer, when the upstream's own status is why: a 100
+ * Continue nobody asked for and a 101 with an Upgrade (undici's SocketError `bad response` and
+ * `bad upgrade`, before any onHeaders), or a 1xx followed by no final answer. These are answers
+ * the gateway cannot relay, naming the status — not an unreachable upstream.
+ */
+function noFinalAnswer(err: Error, interim: number): Failure | undefined {
+  const { code } = err as { code?: string }
+  const socket = code === 'UND_ERR_SOCKET'
+  if (socket && err.message === 'bad response')
+    return invalid(100, 'it answered 100 Continue to a request that did not ask for one')
+  if (socket && err.message === 'bad upgrade')
+    return invalid(101, 'it switched protocols (101), which a tool call cannot relay')
+  if (interim === 0) return undefined
+  return invalid(
+    interim,
+    `it sent the interim status ${interim} and then no final answer (${err.message.slice(0, 120)})`,
+  )
+}
+
+function invalid(status: number, detail: string): Failure {
+  return { failure: 'invalid', status, detail, attempts: 1 }
 }
 
 function classify(err: unknown, limit: number): Failure {
