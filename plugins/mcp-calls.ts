@@ -119,6 +119,7 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
         arguments: args,
         signal,
         requestId: request.id,
+        client,
         ...(typeof approval === 'string' ? { approval } : {}),
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },

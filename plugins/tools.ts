@@ -92,6 +92,7 @@ async function tools(fastify: FastifyInstance) {
       tool,
       arguments: body.arguments,
       requestId: request.id,
+      client,
       accessToken: body.accessToken,
       approval: typeof approval === 'string' ? approval : undefined,
       signal: dryRun ? undefined : clientGone(reply),

@@ -63,6 +63,12 @@ export const errors = {
     'Upstream %s is failing; calls are paused for %d s: retry after that',
     503,
   ),
+  /** One caller's circuit (issue 41 class 5): other tools and clients of the upstream still go. */
+  upstreamCallerCircuitOpen: createError(
+    'TG_ERR_UPSTREAM_CIRCUIT_OPEN',
+    'Upstream %s kept failing tool %s for this client (502/503/504 answers or timeouts); its calls are paused for %d s: retry after that. Other tools and clients are not paused',
+    503,
+  ),
   upstreamRequestUnsendable: createError(
     'TG_ERR_UPSTREAM_REQUEST_UNSENDABLE',
     'The request for tool %s cannot be sent: %s. The spec or the gateway configuration makes it: fix them',

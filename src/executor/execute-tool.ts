@@ -123,6 +123,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         retry: tool.retry ?? DEFAULT_RETRY,
         timeoutMs: settings.timeoutMs || undefined,
         signal: call.signal,
+        caller: { tool: tool.id, client: call.client ?? 'anonymous' },
       })
       deps.observe?.({
         service: scope.service.id,
@@ -209,7 +210,9 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
     case 'circuit-open': {
       const seconds = Math.max(1, Math.ceil(failure.retryAfterMs / 1000))
       return refusal(
-        new errors.upstreamCircuitOpen(origin, seconds),
+        failure.circuit === 'caller'
+          ? new errors.upstreamCallerCircuitOpen(origin, tool.wireName, seconds)
+          : new errors.upstreamCircuitOpen(origin, seconds),
         tool,
         { upstream: origin },
         { 'retry-after': String(seconds) },

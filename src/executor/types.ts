@@ -12,6 +12,11 @@ export interface ToolCall {
   /** The approval the caller grants (X-Toolgate-Approval): the tool's wire name or ID. */
   readonly approval?: string
   readonly requestId?: string
+  /**
+   * The caller's client name (`anonymous` when unset): a 5xx answer or a timeout counts against
+   * this client's own circuit for the tool, not against the upstream for everyone (issue 41 class 5).
+   */
+  readonly client?: string
 }
 
 /** What the upstream answered, its body read and typed (SPEC §3 step 6). */

@@ -63,7 +63,13 @@ export type Failure =
       readonly detail: string
       readonly attempts: number
     }
-  | { readonly failure: 'circuit-open'; readonly retryAfterMs: number; readonly attempts: number }
+  /** An open circuit refused the call: the origin's (down for everyone) or this caller's own. */
+  | {
+      readonly failure: 'circuit-open'
+      readonly circuit: 'origin' | 'caller'
+      readonly retryAfterMs: number
+      readonly attempts: number
+    }
   | { readonly failure: 'aborted'; readonly attempts: number }
   /** undici refused to send the request as built (a header name or value from the spec or config). */
   | { readonly failure: 'unsendable'; readonly detail: string; readonly attempts: number }
@@ -73,11 +79,16 @@ export interface SendOptions {
   readonly retry: RetryPolicy
   readonly timeoutMs?: number | undefined
   readonly signal?: CallSignal | undefined
+  /** Who calls: the tool and the client, whose circuit a 5xx answer or a timeout counts against. */
+  readonly caller?: { readonly tool: string; readonly client: string } | undefined
 }
 
 export interface UpstreamClient {
   send(request: UpstreamRequest, options: SendOptions): Promise<RawResponse | Failure>
+  /** One circuit per origin: opened by failures that say the upstream is down for everyone. */
   breaker: CircuitBreaker
+  /** One circuit per caller of an origin, keyed `["<origin>","<tool>","<client>"]`, failing ones only. */
+  callerBreaker: CircuitBreaker
   close(): Promise<void>
 }
 
@@ -97,7 +108,7 @@ const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT'])
  * undici with one bounded keep-alive pool per upstream origin, a connect timeout, one deadline per
  * call, retries only for idempotent tools and only when nothing was sent or the connection reset
  * before a response (or a 429/503 named a Retry-After), jittered backoff, and a circuit breaker
- * per origin (SPEC §3 step 5).
+ * per origin (SPEC §3 step 5) beside one per caller of an origin (blameOf says which counts what).
  *
  * Each attempt goes to undici's `dispatch` with an Exchange as its handler, which collects the
  * body's Buffers as they arrive: no Readable, no async iterator, no AbortController. The call's
@@ -117,6 +128,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     bodyTimeout: 0,
   })
   const breaker = createCircuitBreaker({ ...options.breaker, now })
+  const callerBreaker = createCircuitBreaker({ ...options.breaker, now, forgetClosed: true })
 
   /**
    * One attempt: a promise settled once by its Exchange with the answer or the failure (one promise
@@ -138,8 +150,16 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   const send = async (req: UpstreamRequest, sendOptions: SendOptions): Promise<RawResponse | Failure> => {
+    const { caller } = sendOptions
+    const callerKey = caller && JSON.stringify([req.origin, caller.tool, caller.client])
+    // The caller's circuit is only looked at first: a call it refuses takes no origin probe slot.
+    const callerWait = callerKey === undefined ? undefined : callerBreaker.waiting(callerKey)
+    if (callerWait !== undefined)
+      return { failure: 'circuit-open', circuit: 'caller', retryAfterMs: callerWait, attempts: 0 }
     const retryAfter = breaker.refuse(req.origin)
-    if (retryAfter !== undefined) return { failure: 'circuit-open', retryAfterMs: retryAfter, attempts: 0 }
+    if (retryAfter !== undefined)
+      return { failure: 'circuit-open', circuit: 'origin', retryAfterMs: retryAfter, attempts: 0 }
+    if (callerKey !== undefined) callerBreaker.refuse(callerKey) // a half-open one's probe slot
     const maxAttempts = sendOptions.idempotent ? sendOptions.retry.maxAttempts : 1
     // One deadline for the whole call — every attempt, the waits between them, headers and the
     // whole body — so an upstream trickling its body cannot hold a call open (issue 14 class 9).
@@ -166,17 +186,21 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       clearTimeout(timer)
       if (signal) unlinkSignal(signal, call)
     }
-    // A call the caller cancelled, or one never sent, says nothing about the upstream's health.
-    if ('failure' in outcome && (outcome.failure === 'aborted' || outcome.failure === 'unsendable')) {
-      breaker.release(req.origin)
-      return outcome
-    }
-    if (isBreakerFailure(outcome)) breaker.fail(req.origin)
-    else breaker.succeed(req.origin)
+    // A call the caller cancelled, or one never sent, says nothing about the upstream's health;
+    // a transport failure holds the origin against everyone, a 5xx or deadline only this caller.
+    const blame = blameOf(outcome)
+    // Any answer at all shows the upstream reachable: its origin's circuit closes.
+    if (blame === 'origin') breaker.fail(req.origin)
+    else if (isAnswer(outcome)) breaker.succeed(req.origin)
+    else breaker.release(req.origin)
+    if (callerKey === undefined) return outcome
+    if (blame === 'caller') callerBreaker.fail(callerKey)
+    else if (blame === 'none') callerBreaker.succeed(callerKey)
+    else callerBreaker.release(callerKey)
     return outcome
   }
 
-  return { send, breaker, close: () => agent.close() }
+  return { send, breaker, callerBreaker, close: () => agent.close() }
 }
 
 /** One call's state across its attempts: whether and why it stopped, and what is in flight. */
@@ -488,9 +512,33 @@ function retryDelay(
   return seconds * 1000
 }
 
-/** Transport failures and gateway-ish upstream answers count against the origin's circuit. */
-function isBreakerFailure(outcome: RawResponse | Failure): boolean {
-  if ('failure' in outcome && outcome.failure !== 'invalid')
-    return outcome.failure === 'unreachable' || outcome.failure === 'timeout'
-  return outcome.status === 502 || outcome.status === 503 || outcome.status === 504
+/**
+ * Which circuit a call's outcome counts against (issue 41 class 5). An upstream nobody can reach —
+ * refused, reset, unresolvable, no connection within the connect timeout — is down for everyone:
+ * its origin's circuit. A 502/503/504 answer, or a call that ran out its deadline, can be one
+ * caller's own doing (a tool that 503s on one input, a query too slow to finish): it counts only
+ * against that caller's circuit, one per (origin, tool, client), so no client and no tool can
+ * pause an upstream for the others. A cancelled call or one never sent says nothing (`nobody`);
+ * every other outcome is an answer (`none`): an answer the gateway cannot relay is not a failure.
+ */
+/** The upstream answered: with something relayed, or too large, or not what it claimed. */
+function isAnswer(outcome: RawResponse | Failure): boolean {
+  return !('failure' in outcome) || outcome.failure === 'invalid' || outcome.failure === 'too-large'
+}
+
+function blameOf(outcome: RawResponse | Failure): 'origin' | 'caller' | 'none' | 'nobody' {
+  if (!('failure' in outcome))
+    return outcome.status === 502 || outcome.status === 503 || outcome.status === 504 ? 'caller' : 'none'
+  switch (outcome.failure) {
+    case 'unreachable':
+      return 'origin'
+    case 'timeout':
+      return outcome.code === 'TG_DEADLINE' ? 'caller' : 'origin'
+    case 'aborted':
+    case 'unsendable':
+    case 'circuit-open':
+      return 'nobody'
+    default:
+      return 'none'
+  }
 }

@@ -311,7 +311,9 @@ describe('calls that say nothing about the upstream leave its circuit alone', ()
       client: { breaker: { failureThreshold: 1, cooldownMs: 100 } },
     })
     assert.equal((await call('s:write', {})).status, 503)
-    assert.deepEqual(Object.values(client.breaker.states()), ['open'])
+    // A 503 answer counts against this caller's circuit, not the origin's (issue 41 class 5).
+    assert.deepEqual(Object.values(client.callerBreaker.states()), ['open'])
+    assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
     await sleep(150)
     mode = 'hang'
     const controller = new AbortController()
@@ -321,6 +323,7 @@ describe('calls that say nothing about the upstream leave its circuit alone', ()
     const next = await call('s:write', {})
     assert.equal(next.status, 200, JSON.stringify(next))
     assert.deepEqual(Object.values(client.breaker.states()), ['closed'])
+    assert.deepEqual(client.callerBreaker.states(), {}, 'a closed caller circuit is forgotten')
   })
 
   test('a request undici will not send (a header name from the spec) is a 500 naming it, not an upstream failure', async (t) => {
