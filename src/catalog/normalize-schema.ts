@@ -4,6 +4,7 @@ import { childPointer, resolvePointer, unescapePointerToken } from '../util/json
 import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import { anyValueSchema, typedOrAnyValue, withInferredType } from './infer-type.js'
+import { linearPattern } from './linear-pattern.js'
 import { mergeAllOf } from './merge-all-of.js'
 import { isOutputKeyword, loosenOutputSchema, outputPropertySchema } from './output-schema.js'
 import type { ProblemSink } from './problems.js'
@@ -700,12 +701,7 @@ function admittedBy(schema: Record<string, unknown>): (name: string) => boolean 
   const admitsNothing = isRecord(extra) && isRecord(extra.not) && Object.keys(extra.not).length === 0
   if (isRecord(extra) && !admitsNothing) return () => true
   const patterns = isRecord(schema.patternProperties) ? Object.keys(schema.patternProperties) : []
-  const regexes = patterns.flatMap((pattern) => {
-    try {
-      return [new RegExp(pattern, 'u')]
-    } catch {
-      return []
-    }
-  })
+  // Run by RE2, never by V8's backtracking engine (issue 41 class 1); a pattern it cannot run admits nothing.
+  const regexes = patterns.flatMap((pattern) => linearPattern(pattern) ?? [])
   return (name) => regexes.some((regex) => regex.test(name))
 }

@@ -58,6 +58,8 @@ export const PROBLEM_CODES = {
     'a keyword has a value JSON Schema 2020-12 forbids (exclusiveMaximum: true, minLength: "3"); translated, or left out',
   'schema-pattern-invalid':
     'a pattern is not an ECMAScript (u-mode) regular expression; translated where exact, or left out',
+  'schema-pattern-unsupported':
+    'a pattern needs a backtracking engine (lookaround, backreference, a repeat count over 1000); toolgate runs patterns in linear time only, so it is left out and values are not checked against it (the upstream still is)',
   'body-without-content': 'a request body declares no content; the operation takes no body',
   'body-parts-undeclared':
     'a multipart or form body declares no parts or fields; multipart content is sent as the parts its encoding map names, else as one part named file; a form body takes an object of fields',

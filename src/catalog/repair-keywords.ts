@@ -3,7 +3,7 @@ import { childPointer } from '../util/json-pointer.js'
 import { setOwn } from '../util/own.js'
 import { SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import type { ProblemSink } from './problems.js'
-import { repairPattern } from './repair-pattern.js'
+import { isUnicodeRegExp, repairPattern } from './repair-pattern.js'
 
 type Schema = Record<string, unknown>
 
@@ -199,7 +199,7 @@ function repairPatternKeyword(schema: Schema, pointer: string, sink: ProblemSink
   const at = childPointer(pointer, 'pattern')
   if (repaired === undefined) {
     delete schema.pattern
-    sink.warn('schema-pattern-invalid', at, `${patternProblem(given)}; it is left out`)
+    sink.warn(problemCode(given), at, `${patternProblem(given)}; it is left out`)
     return
   }
   schema.pattern = repaired
@@ -215,15 +215,28 @@ function repairPatternProperties(schema: Schema, pointer: string, sink: ProblemS
     if (repaired !== name) {
       const at = childPointer(pointer, 'patternProperties', name)
       const outcome = repaired === undefined ? 'it is left out' : `read as ${JSON.stringify(repaired)}`
-      sink.warn('schema-pattern-invalid', at, `${patternProblem(name)}; ${outcome}`)
+      sink.warn(
+        repaired === undefined ? problemCode(name) : 'schema-pattern-invalid',
+        at,
+        `${patternProblem(name)}; ${outcome}`,
+      )
     }
     if (repaired !== undefined) setOwn(out, repaired, value)
   }
   schema.patternProperties = out
 }
 
+/** A valid regex left out only because it needs backtracking has its own code: the upstream still checks it. */
+function problemCode(pattern: unknown): 'schema-pattern-invalid' | 'schema-pattern-unsupported' {
+  return typeof pattern === 'string' && isUnicodeRegExp(pattern)
+    ? 'schema-pattern-unsupported'
+    : 'schema-pattern-invalid'
+}
+
 function patternProblem(pattern: unknown): string {
-  return typeof pattern === 'string'
-    ? `pattern ${JSON.stringify(pattern).slice(0, 200)} is not an ECMAScript (u-mode) regular expression`
-    : `pattern must be a string, not ${JSON.stringify(pattern)}`
+  if (typeof pattern !== 'string') return `pattern must be a string, not ${JSON.stringify(pattern)}`
+  const quoted = JSON.stringify(pattern).slice(0, 200)
+  return isUnicodeRegExp(pattern)
+    ? `pattern ${quoted} needs a backtracking engine (a lookaround, a backreference, a repeat count over 1000), which toolgate does not run; values are not checked against it here (the upstream still checks them)`
+    : `pattern ${quoted} is not an ECMAScript (u-mode) regular expression`
 }

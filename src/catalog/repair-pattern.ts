@@ -1,6 +1,10 @@
+import { linearPattern } from './linear-pattern.js'
+
 /**
- * A `pattern` as an ECMAScript regular expression in `u` mode (how Ajv and the interpreter compile
- * it), or undefined when it cannot become one. A pattern that compiles is returned unchanged.
+ * A `pattern` as an ECMAScript regular expression in `u` mode (what JSON Schema means) that the
+ * gateway runs in linear time (linear-pattern.ts), or undefined when it cannot become one: a
+ * pattern that needs backtracking (a lookaround, a backreference) is never run (issue 41 class 1).
+ * A pattern that compiles and runs linearly is returned unchanged.
  * Otherwise the dialects specs are written in (PCRE, Python, Java, .NET) are translated where the
  * translation keeps the meaning or only widens it (a spaced quantifier aside: read as meant):
  * - a `{` or `}` that opens or closes no quantifier is a literal, as PCRE and Python read it;
@@ -14,9 +18,9 @@
  * Inline flags (`(?i)`), `\Q…\E`, `\h`, `\R` and the like have no translation.
  */
 export function repairPattern(pattern: string): string | undefined {
-  if (isUnicodeRegExp(pattern)) return pattern
+  if (isUnicodeRegExp(pattern)) return linearPattern(pattern) ? pattern : undefined
   const translated = translatePattern(pattern)
-  return translated !== undefined && isUnicodeRegExp(translated) ? translated : undefined
+  return translated !== undefined && linearPattern(translated) ? translated : undefined
 }
 
 /** Whether `pattern` compiles as JSON Schema validators compile it: `new RegExp(pattern, 'u')`. */

@@ -1,10 +1,11 @@
-import { type OutputUnit, Validator } from '@cfworker/json-schema'
+import { format, type OutputUnit, Validator } from '@cfworker/json-schema'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import { countSchemaNodes } from '../catalog/limits.js'
-import { isUnicodeRegExp } from '../catalog/repair-pattern.js'
+import { linearPattern } from '../catalog/linear-pattern.js'
 import type { JsonSchema, Tool } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
+import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
 import { repairArguments } from './repair-arguments.js'
 import type { Violation } from './types.js'
 
@@ -44,7 +45,15 @@ export type SchemaCheck = (value: unknown) => readonly Violation[]
  */
 export function createArgumentValidator(): ArgumentValidator {
   // ownProperties: an optional argument named `constructor` or `toString` left out is not the prototype's.
-  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, ownProperties: true, logger: false }))
+  const ajv = addFormats(
+    new Ajv2020({
+      allErrors: true,
+      strict: false,
+      ownProperties: true,
+      logger: false,
+      code: { regExp: linearRegExpEngine },
+    }),
+  )
   const checks = new Map<string, SchemaCheck>()
   const checkFor = (tool: Tool) => {
     let check = checks.get(tool.id)
@@ -94,6 +103,23 @@ export function buildSchemaCheck(ajv: Ajv2020, schema: JsonSchema, options: Sche
   }
 }
 
+/**
+ * Ajv's documented hook for the regex engine (`code.regExp`): every `pattern`, patternProperties
+ * name and propertyNames pattern a compiled check runs is matched by RE2, in linear time, never by
+ * V8's backtracking engine (issue 41 class 1). A pattern RE2 cannot run throws: the schema is then
+ * unusable (the catalog already left such patterns out, repair-keywords.ts; this is a last line).
+ * `toString` is Ajv's key for sharing one compiled pattern, so it names the pattern.
+ */
+export const linearRegExpEngine = Object.assign(
+  (pattern: string): { test: (text: string) => boolean; toString: () => string } => {
+    const linear = linearPattern(pattern)
+    if (!linear)
+      throw new Error(`pattern ${JSON.stringify(pattern).slice(0, 200)} cannot be run in linear time`)
+    return { test: (text) => linear.test(text), toString: () => `/${pattern}/linear` }
+  },
+  { code: 'linearRegExpEngine' },
+)
+
 /** Keywords whose values are data, not schemas: a `pattern` key inside them is no regex. */
 const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples'])
 
@@ -115,8 +141,8 @@ function schemaDefect(ajv: Ajv2020, schema: JsonSchema): string | undefined {
       if (DATA_KEYWORDS.has(key)) continue
       const patterns = key === 'pattern' && typeof value === 'string' ? [value] : []
       if (key === 'patternProperties' && isRecord(value)) patterns.push(...Object.keys(value))
-      const bad = patterns.find((pattern) => !isUnicodeRegExp(pattern))
-      if (bad !== undefined) return `Invalid regular expression: /${bad}/u`
+      const bad = patterns.find((pattern) => linearPattern(pattern) === undefined)
+      if (bad !== undefined) return `pattern /${bad.slice(0, 200)}/ is no regex toolgate runs in linear time`
       pending.push(value)
     }
   }
@@ -147,8 +173,9 @@ const CONTAINERS = new Set([
 function interpreted(schema: JsonSchema, { unusable, firstOnly = false }: SchemaCheckOptions): SchemaCheck {
   let validator: Validator
   try {
-    // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are frozen.
-    validator = new Validator(structuredClone(schema) as object, '2020-12', firstOnly)
+    // A copy: the interpreter marks the schema's nodes with their URIs, and catalog schemas are
+    // frozen; in the copy, patterns run linearly (linearCopy).
+    validator = new Validator(linearCopy(schema) as object, '2020-12', firstOnly)
   } catch (err) {
     return () => [unusable((err as Error).message)]
   }
@@ -162,6 +189,67 @@ function interpreted(schema: JsonSchema, { unusable, firstOnly = false }: Schema
       return [unusable((err as Error).message)]
     }
   }
+}
+
+/** The format name a `pattern` becomes in an interpreted schema; its check is the pattern run by RE2. */
+const PATTERN_FORMAT = 'toolgate-linear-pattern:'
+
+/**
+ * A copy of a schema for the interpreter, which has no regex hook: it runs `pattern` and
+ * patternProperties names with `new RegExp(…, 'u')`, V8's backtracking engine. So in the copy:
+ * - each `pattern` becomes a format check (the interpreter's `format` table is exported and
+ *   mutable, and consulted per value) whose function runs the pattern with RE2; a node that
+ *   already has a format gets it through an added allOf member;
+ * - patternProperties are left out, with the additionalProperties beside them and every
+ *   unevaluatedProperties (which depend on the names patterns match): a name-to-value rule has no
+ *   other keyword to carry it, so the check admits more than the schema (never less) and the
+ *   upstream judges those values. Compiled checks (up to COMPILED_SCHEMA_NODES) run them all.
+ */
+function linearCopy(schema: JsonSchema): unknown {
+  const copy = structuredClone(schema) as unknown
+  const nodes = schemaNodes(copy)
+  const dropUnevaluated = nodes.some((node) => 'patternProperties' in node)
+  for (const node of nodes) {
+    if (typeof node.pattern === 'string') patternAsFormat(node)
+    if ('patternProperties' in node) {
+      delete node.patternProperties
+      delete node.additionalProperties
+    }
+    if (dropUnevaluated) delete node.unevaluatedProperties
+  }
+  return copy
+}
+
+/** Keywords whose value is a map of name → schema. */
+const SCHEMA_MAPS = ['properties', '$defs', 'definitions', ...SCHEMA_MAP_KEYWORDS]
+
+/** Every schema object in a schema, by keyword (a property named `pattern` is no keyword). */
+function schemaNodes(root: unknown): Record<string, unknown>[] {
+  const found: Record<string, unknown>[] = []
+  const pending: unknown[] = [root]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!isRecord(node)) continue
+    found.push(node)
+    for (const key of SCHEMA_KEYWORDS) pending.push(node[key])
+    for (const key of SCHEMA_LIST_KEYWORDS)
+      if (Array.isArray(node[key])) pending.push(...(node[key] as unknown[]))
+    for (const key of SCHEMA_MAPS) if (isRecord(node[key])) pending.push(...Object.values(node[key]))
+  }
+  return found
+}
+
+function patternAsFormat(node: Record<string, unknown>): void {
+  const pattern = node.pattern as string
+  const name = PATTERN_FORMAT + pattern
+  if (!Object.hasOwn(format, name)) {
+    const linear = linearPattern(pattern)
+    // Unreachable after schemaDefect (the schema is unusable then); refusing beats running V8's engine.
+    format[name] = linear ? (text) => linear.test(text) : () => false
+  }
+  delete node.pattern
+  if (node.format === undefined) node.format = name
+  else node.allOf = [...(Array.isArray(node.allOf) ? node.allOf : []), { format: name }]
 }
 
 function unusableInputSchema(reason: string): Violation {
@@ -188,6 +276,9 @@ function unitToViolation(unit: OutputUnit): Violation {
     const allowed = /any of (\[.*\])\.$/.exec(unit.error)?.[1]
     if (allowed)
       return { path: base || '/', message: `must be one of ${allowed.slice(1, -1).replaceAll(',', ', ')}` }
+  }
+  if (unit.keyword === 'format' && unit.error.includes(`"${PATTERN_FORMAT}`)) {
+    return { path: base || '/', message: 'String does not match pattern' }
   }
   return { path: base || '/', message: unit.error.replace(/^Instance /, '').replace(/\.$/, '') }
 }

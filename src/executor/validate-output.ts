@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { Tool } from '../catalog/types.js'
 import type { Violation } from './types.js'
-import { buildSchemaCheck, type SchemaCheck } from './validate-arguments.js'
+import { buildSchemaCheck, linearRegExpEngine, type SchemaCheck } from './validate-arguments.js'
 
 export interface OutputValidator {
   /**
@@ -22,7 +22,14 @@ export interface OutputValidator {
 const UNUSABLE: Violation = { path: '/', message: 'the output schema cannot be used' }
 
 export function createOutputValidator(): OutputValidator {
-  const ajv = new Ajv2020({ allErrors: false, strict: false, ownProperties: true, logger: false })
+  // Patterns run by RE2, linearly: an upstream's answer is as untrusted as a caller's arguments.
+  const ajv = new Ajv2020({
+    allErrors: false,
+    strict: false,
+    ownProperties: true,
+    logger: false,
+    code: { regExp: linearRegExpEngine },
+  })
   const checks = new Map<string, SchemaCheck>()
   const checkFor = (tool: Tool, schema: Tool['inputSchema']) => {
     let check = checks.get(tool.id)
