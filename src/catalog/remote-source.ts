@@ -36,7 +36,11 @@ export interface LoadedRemote {
   readonly tools: readonly RemoteTool[]
 }
 
-/** A remote source that failed, with a message naming the source, the URL and what was wrong. */
+/**
+ * A remote source that failed, with a message naming the source, the URL and what was wrong. The
+ * message goes to the anonymous /ready: a source that echoes its token back (an error page saying
+ * "invalid token …") has it replaced by [redacted].
+ */
 export class RemoteSourceError extends Error {
   constructor(
     source: RemoteSourceOptions,
@@ -44,9 +48,21 @@ export class RemoteSourceError extends Error {
     /** The problem it is reported as in /catalog. */
     readonly code: 'remote-source-failed' | 'remote-source-too-large' = 'remote-source-failed',
   ) {
-    super(`Tool discovery failed for remote source ${source.id} (${source.baseUrl}): ${detail}`)
+    super(
+      withoutToken(
+        `Tool discovery failed for remote source ${source.id} (${source.baseUrl}): ${detail}`,
+        source,
+      ),
+    )
     this.name = 'RemoteSourceError'
   }
+}
+
+/** `text` with the source's token, as sent and as JSON escapes it, replaced by [redacted]. */
+function withoutToken(text: string, source: RemoteSourceOptions): string {
+  const token = source.token?.reveal()
+  if (!token) return text
+  return text.replaceAll(token, '[redacted]').replaceAll(JSON.stringify(token).slice(1, -1), '[redacted]')
 }
 
 /** How a source is read: its answers are bounded in time (each) and in decoded bytes (all together). */
@@ -153,7 +169,8 @@ class SourceReader {
     } catch (err) {
       throw new RemoteSourceError(
         source,
-        `invalid JSON from ${url}: ${(err as Error).message}. Response: ${answer.text.slice(0, 500)}`,
+        // Redacted before it is cut: a token cut in two would not be found whole afterwards.
+        `invalid JSON from ${url}: ${(err as Error).message}. Response: ${withoutToken(answer.text, source).slice(0, 500)}`,
       )
     }
   }
