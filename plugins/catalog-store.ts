@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SourceReader } from '../src/catalog/index.js'
-import { catalogOptions, specReadLimits } from '../src/config/load-config.js'
+import { catalogOptions, remoteReadLimits, specReadLimits } from '../src/config/load-config.js'
 import {
   type CatalogStore,
   createCatalogStore,
@@ -35,6 +35,7 @@ export default fp<CatalogStorePluginOptions>(
       options: catalogOptions(fastify.config),
       render: renderOptions(fastify.config),
       remoteSources: fastify.config.remoteSources,
+      remoteRead: remoteReadLimits(fastify.config),
     })
     const { catalog } = store.current()
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')

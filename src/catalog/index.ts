@@ -25,9 +25,11 @@ export { type LoadedSource, type LoadResult, loadSpecsDirectory, type SourceRead
 export type { CatalogOptions, PolicyRule, ProfileOptions, ServiceOptions } from './options.js'
 export { PROBLEM_CODES, type ProblemCode } from './problems.js'
 export {
+  DEFAULT_REMOTE_SOURCE_BYTES,
   fetchRemoteTools,
   type LoadedRemote,
   REMOTE_TOKEN_SCHEME,
+  type RemoteReadOptions,
   RemoteSourceError,
   type RemoteSourceOptions,
   type RemoteTool,

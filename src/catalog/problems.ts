@@ -25,6 +25,10 @@ export const PROBLEM_CODES = {
   'source-too-many-operations':
     'the file declares more operations than limits.operations allows; none of its tools is served',
   'source-too-complex': 'the document could not be processed (nested too deeply, or an unexpected failure)',
+  'remote-source-failed':
+    'a remote tool source did not answer, or answered something that is not a tool list; it serves nothing (or its last good tools)',
+  'remote-source-too-large':
+    "a remote tool source's answers decode to more than limits.remoteSourceBytes; reading stopped there, it serves nothing (or its last good tools)",
   'service-id-duplicate': 'two sources map to the same service id',
   'service-config-unknown': 'the configuration names a service that no source provides',
   'operation-invalid': 'an operation object is not an object',

@@ -1,3 +1,4 @@
+import { type BoundedAnswer, GetFailed, getBounded } from '../util/bounded-get.js'
 import { isRecord } from '../util/is-record.js'
 
 /** The security scheme a remote source's token is injected by (as an ordinary bearer credential). */
@@ -35,44 +36,75 @@ export interface LoadedRemote {
   readonly tools: readonly RemoteTool[]
 }
 
-/** A remote source that failed, with a message naming the source, the URL and what was wrong. */
+/**
+ * A remote source that failed, with a message naming the source, the URL and what was wrong. The
+ * message goes to the anonymous /ready: a source that echoes its token back (an error page saying
+ * "invalid token …") has it replaced by [redacted].
+ */
 export class RemoteSourceError extends Error {
-  constructor(source: RemoteSourceOptions, detail: string) {
-    super(`Tool discovery failed for remote source ${source.id} (${source.baseUrl}): ${detail}`)
+  constructor(
+    source: RemoteSourceOptions,
+    detail: string,
+    /** The problem it is reported as in /catalog. */
+    readonly code: 'remote-source-failed' | 'remote-source-too-large' = 'remote-source-failed',
+  ) {
+    super(
+      withoutToken(
+        `Tool discovery failed for remote source ${source.id} (${source.baseUrl}): ${detail}`,
+        source,
+      ),
+    )
     this.name = 'RemoteSourceError'
   }
 }
 
-export type Fetch = (
-  url: string,
-  init: { headers: Record<string, string>; signal: AbortSignal },
-) => Promise<Response>
+/** `text` with the source's token, as sent and as JSON escapes it, replaced by [redacted]. */
+function withoutToken(text: string, source: RemoteSourceOptions): string {
+  const token = source.token?.reveal()
+  if (!token) return text
+  return text.replaceAll(token, '[redacted]').replaceAll(JSON.stringify(token).slice(1, -1), '[redacted]')
+}
+
+/** How a source is read: its answers are bounded in time (each) and in decoded bytes (all together). */
+export interface RemoteReadOptions {
+  readonly fetch?: typeof fetch
+  /** Each request, body included (seed 004: 5 seconds, no retry). */
+  readonly timeoutMs?: number
+  /** Decoded bytes of all of a source's answers together (limits.remoteSourceBytes). */
+  readonly maxBytes?: number
+}
 
 const DISCOVERY_TIMEOUT_MS = 5_000 // seed 004: 5-second timeout, no retry
+/**
+ * limits.remoteSourceBytes' default. A thousand tools with full schemas are 2–5 MB; a source is
+ * parsed whole on the main thread, and the 3.2 MB of gzip that decoded to 1.66 GB showed why
+ * the decoded size needs a bound (issue 41).
+ */
+export const DEFAULT_REMOTE_SOURCE_BYTES = 16_777_216 // 16 MiB
 const MAX_PAGES = 1_000
 const SEED_004_FIELDS = ['name', 'description', 'inputSchema', 'endpoint', 'method', 'requiresAuth'] as const
 
 /** Discovers a source's tools, failing fast with a clear message (seed 004 "Error Handling Requirements"). */
 export async function fetchRemoteTools(
   source: RemoteSourceOptions,
-  fetchImpl: Fetch = fetch,
-  timeoutMs = DISCOVERY_TIMEOUT_MS,
+  options: RemoteReadOptions = {},
 ): Promise<RemoteTool[]> {
+  const reader = new SourceReader(source, options)
   if (source.format === 'tools-list') {
-    const body = await fetchJson(source, `${base(source)}/mcp/tools/list`, fetchImpl, timeoutMs)
+    const body = await reader.json(`${base(source)}/mcp/tools/list`)
     const tools = toolsArray(source, body)
     return tools.map((tool, index) => validateSeed004Tool(source, tool, index))
   }
-  return fetchJsonRpcMcpTools(source, fetchImpl, timeoutMs)
+  return fetchJsonRpcMcpTools(source, reader)
 }
 
 /** jsonrpc_mcp pages by 50 with `nextCursor` (null on the last page); every page is followed. */
-async function fetchJsonRpcMcpTools(source: RemoteSourceOptions, fetchImpl: Fetch, timeoutMs: number) {
+async function fetchJsonRpcMcpTools(source: RemoteSourceOptions, reader: SourceReader) {
   const tools: RemoteTool[] = []
   let cursor: string | null | undefined
   for (let page = 0; page < MAX_PAGES; page++) {
     const query = cursor ? `?cursor=${encodeURIComponent(cursor)}` : ''
-    const body = await fetchJson(source, `${base(source)}/mcp/tools/list${query}`, fetchImpl, timeoutMs)
+    const body = await reader.json(`${base(source)}/mcp/tools/list${query}`)
     const listed =
       page === 0 ? toolsArray(source, body) : (((body as { tools?: unknown }).tools as unknown[]) ?? [])
     const offset = tools.length
@@ -91,40 +123,76 @@ function base(source: RemoteSourceOptions): string {
   return source.baseUrl.replace(/\/+$/, '')
 }
 
-async function fetchJson(
-  source: RemoteSourceOptions,
-  url: string,
-  fetchImpl: Fetch,
-  timeoutMs: number,
-): Promise<unknown> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (source.token) headers.authorization = `Bearer ${source.token.reveal()}`
-  let response: Response
-  let text: string
-  try {
-    response = await fetchImpl(url, { headers, signal: AbortSignal.timeout(timeoutMs) })
-    text = await response.text()
-  } catch (err) {
-    const error = err as Error
-    if (error.name === 'TimeoutError' || error.name === 'AbortError') {
-      throw new RemoteSourceError(source, `${url} did not answer within ${timeoutMs / 1000} seconds`)
+/**
+ * Reads a source's answers through the shared bounded reader, one byte budget for all its pages
+ * (the tools of every page are held until the last). Redirects are followed, as they always were.
+ */
+class SourceReader {
+  private readonly timeoutMs: number
+  private readonly maxBytes: number
+  private used = 0
+
+  constructor(
+    private readonly source: RemoteSourceOptions,
+    private readonly options: RemoteReadOptions,
+  ) {
+    this.timeoutMs = options.timeoutMs ?? DISCOVERY_TIMEOUT_MS
+    this.maxBytes = options.maxBytes ?? DEFAULT_REMOTE_SOURCE_BYTES
+  }
+
+  async json(url: string): Promise<unknown> {
+    const { source, timeoutMs } = this
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (source.token) headers.authorization = `Bearer ${source.token.reveal()}`
+    let answer: BoundedAnswer
+    try {
+      answer = await getBounded(url, {
+        timeoutMs,
+        maxBytes: this.maxBytes - this.used,
+        headers,
+        redirect: 'follow',
+        ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
+      })
+    } catch (err) {
+      if (err instanceof GetFailed) throw this.failed(url, err)
+      throw err
     }
-    const cause = (error.cause as Error | undefined)?.message
-    throw new RemoteSourceError(source, `cannot reach ${url}: ${cause ?? error.message}`)
+    this.used += answer.bytes
+    if (answer.status < 200 || answer.status > 299) {
+      throw new RemoteSourceError(
+        source,
+        `HTTP ${answer.status} ${answer.statusText} from ${url}. Check baseUrl and that /mcp/tools/list exists and allows this caller`,
+      )
+    }
+    try {
+      return JSON.parse(answer.text)
+    } catch (err) {
+      throw new RemoteSourceError(
+        source,
+        // Redacted before it is cut: a token cut in two would not be found whole afterwards.
+        `invalid JSON from ${url}: ${(err as Error).message}. Response: ${withoutToken(answer.text, source).slice(0, 500)}`,
+      )
+    }
   }
-  if (!response.ok) {
-    throw new RemoteSourceError(
-      source,
-      `HTTP ${response.status} ${response.statusText} from ${url}. Check baseUrl and that /mcp/tools/list exists and allows this caller`,
-    )
-  }
-  try {
-    return JSON.parse(text)
-  } catch (err) {
-    throw new RemoteSourceError(
-      source,
-      `invalid JSON from ${url}: ${(err as Error).message}. Response: ${text.slice(0, 500)}`,
-    )
+
+  private failed(url: string, err: GetFailed): RemoteSourceError {
+    const { source, timeoutMs, maxBytes } = this
+    switch (err.reason) {
+      case 'timeout':
+        return new RemoteSourceError(source, `${url} did not answer within ${timeoutMs / 1000} seconds`)
+      case 'too-large':
+        return new RemoteSourceError(
+          source,
+          this.used === 0
+            ? `the answer from ${url} is larger than ${maxBytes} bytes (decoded), over limits.remoteSourceBytes; it is not read`
+            : `the answers up to ${url} are larger than ${maxBytes} bytes (decoded) together, over limits.remoteSourceBytes; the source is not read`,
+          'remote-source-too-large',
+        )
+      case 'unsendable':
+        return new RemoteSourceError(source, `${err.message}. Check remoteSources[].token`)
+      default:
+        return new RemoteSourceError(source, `cannot reach ${url}: ${err.detail}`)
+    }
   }
 }
 

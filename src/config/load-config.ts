@@ -4,7 +4,11 @@ import { parse } from 'yaml'
 import type { AccessConfig } from '../access/types.js'
 import type { SpecReadLimits } from '../catalog/fs-reader.js'
 import type { CatalogOptions } from '../catalog/options.js'
-import { REMOTE_TOKEN_SCHEME, type RemoteSourceOptions } from '../catalog/remote-source.js'
+import {
+  REMOTE_TOKEN_SCHEME,
+  type RemoteReadOptions,
+  type RemoteSourceOptions,
+} from '../catalog/remote-source.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { resolveAccess } from './resolve-access.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
@@ -173,6 +177,12 @@ export function specReadLimits(config: GatewayConfig): SpecReadLimits {
     ...(limits.specBytes !== undefined ? { maxBytes: limits.specBytes } : {}),
     ...(limits.readTimeoutMs !== undefined ? { timeoutMs: limits.readTimeoutMs } : {}),
   }
+}
+
+/** How remote sources are read: limits.remoteSourceBytes, its default in remote-source.ts. */
+export function remoteReadLimits(config: GatewayConfig): RemoteReadOptions {
+  const bytes = config.file.limits?.remoteSourceBytes
+  return bytes !== undefined ? { maxBytes: bytes } : {}
 }
 
 /** Environment values are strings: Ajv coerces them to the schema's integers while validating. */

@@ -377,6 +377,14 @@ const LimitsSchema = Type.Object(
         description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
       }),
     ),
+    remoteSourceBytes: Type.Optional(
+      Type.Integer({
+        minimum: 1024,
+        maximum: 1_073_741_824,
+        description:
+          "decoded bytes (after gzip, deflate or br) of one remote source's answers, all pages together; a source over it is not served (16777216 = 16 MiB)",
+      }),
+    ),
     argumentDepth: Type.Optional(
       Type.Integer({
         minimum: 2,

@@ -67,26 +67,50 @@ async function resolveCredential(
   where: string,
 ): Promise<Credential> {
   if ('password' in config) {
+    // Basic credentials travel base64-encoded: any text but a control character can go.
     const username =
       typeof config.username === 'string'
-        ? new Secret(config.username)
-        : await resolveSecret(config.username, context, `${where}.username`)
+        ? checked(new Secret(config.username), 'encoded', `${where}.username`)
+        : await resolveSecret(config.username, context, `${where}.username`, 'encoded')
     return {
       kind: 'basic',
       username,
-      password: await resolveSecret(config.password, context, `${where}.password`),
+      password: await resolveSecret(config.password, context, `${where}.password`, 'encoded'),
     }
   }
-  const secret = await resolveSecret(config, context, where)
-  // It may go into a header (API key, bearer): one HTTP cannot carry would fail every call upstream.
-  if (!isHeaderValue(secret.reveal()))
+  return { kind: 'secret', secret: await resolveSecret(config, context, where) }
+}
+
+/**
+ * How a secret travels: as an HTTP header value (API keys, bearer tokens, remote-source and client
+ * tokens), or base64-encoded (basic-auth username and password).
+ */
+type Carried = 'header' | 'encoded'
+
+/** Controls and line breaks (C0, DEL, C1): no secret holds one on purpose. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what it finds
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f-\x9f]/
+
+/**
+ * Every secret is checked once, at load, so none fails later in a request where the error text
+ * could quote it (issue 41: a token with a line break reached fetch, whose error quoted it into
+ * /ready). The refusal names the configuration path, never the value.
+ */
+function checked(secret: Secret, carried: Carried, where: string): Secret {
+  const value = secret.reveal()
+  if (carried === 'header' && !isHeaderValue(value))
     throw new Error(
       `${where}: the secret holds a line break, control or non-ASCII character, which an HTTP header cannot carry`,
     )
-  return { kind: 'secret', secret }
+  if (carried === 'encoded' && CONTROL.test(value))
+    throw new Error(`${where}: the secret holds a line break or control character`)
+  return secret
 }
 
-/** One secret by its source; a failure is added to `problems` (named by `where`) instead of thrown. */
+/**
+ * One secret by its source, carried in a header (a bearer token); a failure is added to
+ * `problems` (named by `where`) instead of thrown.
+ */
 export async function resolveSecretOrReport(
   source: SecretSourceConfig,
   context: SecretContext,
@@ -102,6 +126,15 @@ export async function resolveSecretOrReport(
 }
 
 async function resolveSecret(
+  source: SecretSourceConfig,
+  context: SecretContext,
+  where: string,
+  carried: Carried = 'header',
+): Promise<Secret> {
+  return checked(await readSecret(source, context, where), carried, where)
+}
+
+async function readSecret(
   source: SecretSourceConfig,
   context: SecretContext,
   where: string,

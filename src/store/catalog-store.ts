@@ -1,5 +1,11 @@
 import { getHeapStatistics } from 'node:v8'
-import type { Catalog, CatalogOptions, RemoteSourceOptions, SourceReader } from '../catalog/index.js'
+import type {
+  Catalog,
+  CatalogOptions,
+  RemoteReadOptions,
+  RemoteSourceOptions,
+  SourceReader,
+} from '../catalog/index.js'
 import { buildSearchIndexAsync } from '../catalog/search-index.js'
 import type { RenderOptions } from '../formats/index.js'
 import { collectAll } from '../util/collect-garbage.js'
@@ -45,6 +51,8 @@ export interface CatalogStoreDeps {
   readonly options: CatalogOptions
   readonly render: RenderOptions
   readonly remoteSources?: readonly RemoteSourceOptions[]
+  /** Bounds on reading them (limits.remoteSourceBytes). */
+  readonly remoteRead?: RemoteReadOptions
   readonly now?: () => Date
 }
 
@@ -82,7 +90,9 @@ function collectSwappedOut(): void {
 export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
   const now = deps.now ?? (() => new Date())
   const remoteSources = deps.remoteSources ?? []
-  let remote: RemoteState = remoteSources.length > 0 ? await loadRemoteSources(remoteSources) : NO_REMOTES
+  const read = deps.remoteRead ?? {}
+  let remote: RemoteState =
+    remoteSources.length > 0 ? await loadRemoteSources(remoteSources, undefined, read) : NO_REMOTES
   const settings = { specsDir: deps.specsDir, options: deps.options, render: deps.render }
   const builder: CatalogBuilder = deps.reader
     ? createInProcessBuilder(settings, deps.reader)
@@ -115,7 +125,7 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
     try {
       // Remote sources are asked again only when an operator asks (SIGHUP), not on every file event.
       if (remoteSources.length > 0 && (trigger === 'signal' || trigger === 'manual'))
-        remote = await loadRemoteSources(remoteSources, remote)
+        remote = await loadRemoteSources(remoteSources, remote, read)
       const built = await builder.build(remote, true)
       const after = built.catalog ?? before
       const swapped = built.changed

@@ -2,6 +2,7 @@ import type { Problem } from '../catalog/index.js'
 import {
   fetchRemoteTools,
   type LoadedRemote,
+  type RemoteReadOptions,
   RemoteSourceError,
   type RemoteSourceOptions,
 } from '../catalog/remote-source.js'
@@ -20,19 +21,21 @@ export const NO_REMOTES: RemoteState = { remotes: [], failed: [], problems: [], 
 /**
  * Queries every remote source. At boot (no `previous`) a required source that fails stops the
  * start with its message; an optional one is reported as failed, and the rest serve. On a reload
- * nothing stops: a source that fails keeps the tools it answered with last time, if any.
+ * nothing stops: a source that fails keeps the tools it answered with last time, if any. Each
+ * source is read within `read`'s bounds (limits.remoteSourceBytes): one over them fails alone.
  */
 export async function loadRemoteSources(
   sources: readonly RemoteSourceOptions[],
   previous?: RemoteState,
+  read: RemoteReadOptions = {},
 ): Promise<RemoteState> {
   const results = await Promise.all(
     sources.map(async (source) => {
       try {
-        return { source, tools: await fetchRemoteTools(source) }
+        return { source, tools: await fetchRemoteTools(source, read) }
       } catch (err) {
         if (!(err instanceof RemoteSourceError) || (source.required && !previous)) throw err
-        return { source, error: err.message }
+        return { source, error: err.message, code: err.code }
       }
     }),
   )
@@ -47,7 +50,7 @@ export async function loadRemoteSources(
       continue
     }
     problems.push({
-      code: 'remote-source-failed',
+      code: result.code,
       severity: 'error',
       file,
       pointer: '',

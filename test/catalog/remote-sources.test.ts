@@ -86,8 +86,7 @@ describe('remote tool sources: seed 004 fail-fast rules', () => {
     await assert.rejects(
       fetchRemoteTools(
         { id: 'cms', baseUrl: upstream.url, format: 'tools-list', required: true },
-        fetch,
-        300,
+        { timeoutMs: 300 },
       ),
       /did not answer within 0\.3 seconds/,
     )
