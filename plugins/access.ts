@@ -17,6 +17,7 @@ import {
   type Client,
   type ClientScope,
   createAuthenticator,
+  isNamedOrigin,
   isOriginAllowed,
   protectedResourceMetadata,
   type RateLimit,
@@ -138,6 +139,7 @@ async function access(fastify: FastifyInstance) {
         client: 'anonymous',
         error: new errors.accessOriginRefused(String(origin).slice(0, 100)),
       }
+    if (config.mode === 'open' && route === 'operator') return operatorOrigin(request, reply)
     if (config.mode === 'open' && route !== 'sessions') return undefined
     if (config.mode === 'closed' && CLIENTS_ONLY.has(route))
       return { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
@@ -189,6 +191,32 @@ async function access(fastify: FastifyInstance) {
         `${limit.max} failed authentications per ${Math.round(limit.windowMs / 1000)} s; the token was not checked`,
         Number(reply.getHeader('Retry-After')),
       ),
+    }
+  }
+
+  /**
+   * Open mode's operator routes (issue 41): /catalog and /explorer/api/* hold every spec, server
+   * URL and problem, and in open mode anyone may read them — but not any web page. They send no
+   * `Access-Control-Allow-Origin: *`: a browser's cross-origin request is refused unless its
+   * Origin is `publicUrl`'s or in `allowedOrigins` (then that origin is allowed, not `*`), or the
+   * very origin the request was sent to (the explorer's own page; a same-origin GET usually sends
+   * no Origin at all). Localhost on another port is refused too: it is any dev server the
+   * developer runs. `allowedOrigins: ["*"]` keeps `*`, as it switches the Origin check off.
+   */
+  const operatorOrigin = (request: FastifyRequest, reply: FastifyReply): Refusal | undefined => {
+    if (config.allowedOrigins === '*') return undefined
+    reply.removeHeader('access-control-allow-origin')
+    reply.header('vary', 'Origin')
+    const origin = request.headers.origin
+    if (origin === undefined || origin === `${request.protocol}://${request.host}`) return undefined
+    if (isNamedOrigin(origin, config)) {
+      reply.header('access-control-allow-origin', origin)
+      return undefined
+    }
+    return {
+      reason: 'origin',
+      client: 'anonymous',
+      error: new errors.accessOriginRefused(String(origin).slice(0, 100)),
     }
   }
 
