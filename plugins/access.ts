@@ -143,8 +143,20 @@ async function access(fastify: FastifyInstance) {
     if (config.mode === 'open' && route !== 'sessions') return undefined
     if (config.mode === 'closed' && CLIENTS_ONLY.has(route))
       return { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
-    return authenticate(request, reply).then((authentication) => {
+    // Set by the gate when a try is taken from the address's failures (issue 41).
+    let tried: string | undefined
+    const gate =
+      failures &&
+      (() => {
+        tried = addressGroup(request.ip)
+        const wait = failures.take(tried)
+        if (wait > 0) reply.header('Retry-After', wait)
+        return wait === 0
+      })
+    return authenticator.authenticate(request.headers.authorization, gate).then((authentication) => {
       if (authentication.kind === 'unjudged') return failuresSpent(request, reply)
+      if (tried !== undefined && (authentication.kind === 'client' || isKeysUnavailable(authentication)))
+        failures!.refund(tried)
       if (authentication.kind === 'refused') return tokenRefusal(authentication)
       if (authentication.kind === 'client')
         request.caller = {
@@ -157,30 +169,11 @@ async function access(fastify: FastifyInstance) {
   }
 
   /**
-   * The Authorization header judged, a try taken from the address's failures first (issue 41) when
-   * the token costs more than a lookup. A try that proved a client, or met an issuer whose keys are
-   * down, is given back: only failures stay counted.
+   * Over the failures budget (issue 41): 429, the token not judged (Retry-After was set when the
+   * try was refused). The gate takes a try only when a token costs more than a digest or a cache
+   * lookup; a try that proved a client, or met an issuer whose keys are down, is given back, so
+   * only failures stay counted.
    */
-  const authenticate = (request: FastifyRequest, reply: FastifyReply): Promise<Authentication> => {
-    const header = request.headers.authorization
-    if (!failures || header === undefined) return authenticator.authenticate(header)
-    const group = addressGroup(request.ip)
-    let taken = false
-    return authenticator
-      .authenticate(header, () => {
-        taken = true
-        const wait = failures.take(group)
-        if (wait > 0) reply.header('Retry-After', wait)
-        return wait === 0
-      })
-      .then((authentication) => {
-        if (taken && (authentication.kind === 'client' || isKeysUnavailable(authentication)))
-          failures.refund(group)
-        return authentication
-      })
-  }
-
-  /** Over the failures budget: 429, the token not judged (Retry-After was set when the try was refused). */
   const failuresSpent = (request: FastifyRequest, reply: FastifyReply): Refusal => {
     const limit = config.failedAuthenticationLimit!
     return {
