@@ -6,7 +6,9 @@ import type {
   onRequestHookHandler,
 } from 'fastify'
 import fp from 'fastify-plugin'
+import { addressGroup } from '../src/access/address-group.js'
 import { describeAccess } from '../src/access/describe-access.js'
+import { createFailureBudget } from '../src/access/failure-budget.js'
 import {
   type AccessConfig,
   type Authentication,
@@ -15,6 +17,7 @@ import {
   type Client,
   type ClientScope,
   createAuthenticator,
+  isNamedOrigin,
   isOriginAllowed,
   protectedResourceMetadata,
   type RateLimit,
@@ -120,11 +123,14 @@ async function access(fastify: FastifyInstance) {
   const counter = createRateLimitStore({
     ...(fastify.hasDecorator('redis') ? { redis: fastify.redis } : {}),
     prefix: `${redisKeyPrefix}ratelimit:`,
+    clientKeys: config.clients.map((client) => `${SHARED_KEY_PREFIX}${client.id}`),
     warn: (message) => fastify.log.warn(message),
   })
+  const failures = config.failedAuthenticationLimit && createFailureBudget(config.failedAuthenticationLimit)
+  const logLine = createRefusalLogBudget()
 
   /** Who the caller is and whether the route admits it; a promise only when a token must be checked. */
-  const admit = (request: FastifyRequest, route: RouteAccess): Verdict => {
+  const admit = (request: FastifyRequest, reply: FastifyReply, route: RouteAccess): Verdict => {
     request.caller = { kind: 'anonymous', address: request.ip }
     const origin = request.headers.origin
     if (ORIGIN_CHECKED.has(route) && !isOriginAllowed(origin, config))
@@ -133,10 +139,24 @@ async function access(fastify: FastifyInstance) {
         client: 'anonymous',
         error: new errors.accessOriginRefused(String(origin).slice(0, 100)),
       }
+    if (config.mode === 'open' && route === 'operator') return operatorOrigin(request, reply)
     if (config.mode === 'open' && route !== 'sessions') return undefined
     if (config.mode === 'closed' && CLIENTS_ONLY.has(route))
       return { reason: 'closed', client: 'anonymous', error: new errors.accessClosed() }
-    return authenticator.authenticate(request.headers.authorization).then((authentication) => {
+    // Set by the gate when a try is taken from the address's failures (issue 41).
+    let tried: string | undefined
+    const gate =
+      failures &&
+      (() => {
+        tried = addressGroup(request.ip)
+        const wait = failures.take(tried)
+        if (wait > 0) reply.header('Retry-After', wait)
+        return wait === 0
+      })
+    return authenticator.authenticate(request.headers.authorization, gate).then((authentication) => {
+      if (authentication.kind === 'unjudged') return failuresSpent(request, reply)
+      if (tried !== undefined && (authentication.kind === 'client' || isKeysUnavailable(authentication)))
+        failures!.refund(tried)
       if (authentication.kind === 'refused') return tokenRefusal(authentication)
       if (authentication.kind === 'client')
         request.caller = {
@@ -146,6 +166,51 @@ async function access(fastify: FastifyInstance) {
         }
       return authorize(route, request.caller)
     })
+  }
+
+  /**
+   * Over the failures budget (issue 41): 429, the token not judged (Retry-After was set when the
+   * try was refused). The gate takes a try only when a token costs more than a digest or a cache
+   * lookup; a try that proved a client, or met an issuer whose keys are down, is given back, so
+   * only failures stay counted.
+   */
+  const failuresSpent = (request: FastifyRequest, reply: FastifyReply): Refusal => {
+    const limit = config.failedAuthenticationLimit!
+    return {
+      reason: 'rate_limited',
+      client: 'unknown',
+      error: new errors.accessRateLimited(
+        `address ${addressGroup(request.ip)}`,
+        `${limit.max} failed authentications per ${Math.round(limit.windowMs / 1000)} s; the token was not checked`,
+        Number(reply.getHeader('Retry-After')),
+      ),
+    }
+  }
+
+  /**
+   * Open mode's operator routes (issue 41): /catalog and /explorer/api/* hold every spec, server
+   * URL and problem, and in open mode anyone may read them — but not any web page. They send no
+   * `Access-Control-Allow-Origin: *`: a browser's cross-origin request is refused unless its
+   * Origin is `publicUrl`'s or in `allowedOrigins` (then that origin is allowed, not `*`), or the
+   * very origin the request was sent to (the explorer's own page; a same-origin GET usually sends
+   * no Origin at all). Localhost on another port is refused too: it is any dev server the
+   * developer runs. `allowedOrigins: ["*"]` keeps `*`, as it switches the Origin check off.
+   */
+  const operatorOrigin = (request: FastifyRequest, reply: FastifyReply): Refusal | undefined => {
+    if (config.allowedOrigins === '*') return undefined
+    reply.removeHeader('access-control-allow-origin')
+    reply.header('vary', 'Origin')
+    const origin = request.headers.origin
+    if (origin === undefined || origin === `${request.protocol}://${request.host}`) return undefined
+    if (isNamedOrigin(origin, config)) {
+      reply.header('access-control-allow-origin', origin)
+      return undefined
+    }
+    return {
+      reason: 'origin',
+      client: 'anonymous',
+      error: new errors.accessOriginRefused(String(origin).slice(0, 100)),
+    }
   }
 
   const authorize = (route: RouteAccess, caller: Caller): Refusal | undefined => {
@@ -199,7 +264,7 @@ async function access(fastify: FastifyInstance) {
     reply.header('Retry-After', retryAfter)
     const name = callerName(request.caller)
     const error = new errors.accessRateLimited(
-      request.caller.kind === 'client' ? `client ${name}` : `address ${request.ip}`,
+      request.caller.kind === 'client' ? `client ${name}` : `address ${addressGroup(request.ip)}`,
       `${budget.max} requests per ${Math.round(budget.windowMs / 1000)} s`,
       retryAfter,
     )
@@ -211,11 +276,19 @@ async function access(fastify: FastifyInstance) {
 
   const refuse = (request: FastifyRequest, reply: FastifyReply, refusal: Refusal) => {
     fastify.gatewayMetrics.accessRefused(refusal.client, refusal.reason)
-    const level = refusal.reason === 'rate_limited' ? 'debug' : 'info'
-    request.log[level](
-      { client: refusal.client, reason: refusal.reason, code: refusal.error.code },
-      'access refused',
-    )
+    const suppressed = logLine(refusal.reason)
+    if (suppressed !== false) {
+      const level = refusal.reason === 'rate_limited' ? 'debug' : 'info'
+      request.log[level](
+        {
+          client: refusal.client,
+          reason: refusal.reason,
+          code: refusal.error.code,
+          ...(suppressed > 0 ? { suppressed } : {}),
+        },
+        'access refused',
+      )
+    }
     if (refusal.challenge) {
       const issuers = config.clients.some((client) => client.proof.kind === 'jwt')
       reply.header(
@@ -248,7 +321,7 @@ async function access(fastify: FastifyInstance) {
       else verdict.then((refusal) => (refusal ? refuse(request, reply, refusal) : done()), done)
     }
     return (request, reply, done) => {
-      const verdict = admit(request, route)
+      const verdict = admit(request, reply, route)
       if (verdict === undefined) limited(request, reply, done)
       else if (!(verdict instanceof Promise)) refuse(request, reply, verdict)
       else
@@ -300,6 +373,43 @@ async function access(fastify: FastifyInstance) {
   })
 }
 
+/** Refusal log lines per reason and second; the rest are counted, and the next line says how many. */
+const REFUSAL_LINES_PER_SECOND = 10
+
+/**
+ * Refusals are logged at a bounded rate (issue 41): a flood of bad tokens was one log line each.
+ * Per reason (a closed set), at most REFUSAL_LINES_PER_SECOND lines a second; the metric still
+ * counts every refusal. Returns false for a line not to write, else how many were not written
+ * since the last one of its reason.
+ */
+function createRefusalLogBudget(now: () => number = Date.now): (reason: RefusalReason) => number | false {
+  const seconds = new Map<RefusalReason, { second: number; lines: number; suppressed: number }>()
+  return (reason) => {
+    const second = Math.floor(now() / 1000)
+    let entry = seconds.get(reason)
+    if (!entry) {
+      entry = { second, lines: 0, suppressed: 0 }
+      seconds.set(reason, entry)
+    }
+    if (entry.second !== second) {
+      entry.second = second
+      entry.lines = 0
+    }
+    if (entry.lines >= REFUSAL_LINES_PER_SECOND) {
+      entry.suppressed++
+      return false
+    }
+    entry.lines++
+    const suppressed = entry.suppressed
+    entry.suppressed = 0
+    return suppressed
+  }
+}
+
+function isKeysUnavailable(authentication: Authentication): boolean {
+  return authentication.kind === 'refused' && authentication.reason === 'keys_unavailable'
+}
+
 /** Built only when refusing: an error captures a stack, too dear for every admitted request. */
 function noToken(): Refusal {
   return { reason: 'no_token', client: 'anonymous', error: new errors.accessTokenMissing(), challenge: {} }
@@ -310,13 +420,15 @@ const clientKeys = new WeakMap<Client, string>()
 
 /**
  * A client's budget is counted under `client:<id>` (shared through Redis), an anonymous caller's
- * under its address itself. Behind a trusted proxy the address is whatever X-Forwarded-For said:
+ * under its address (IPv6: its /64, see addressGroup). Behind a trusted proxy the address is whatever X-Forwarded-For said:
  * one that begins like a client's key is counted as `address:<it>`, so no caller can spend a
  * client's budget.
  */
 function rateKey(caller: Caller): string {
-  if (caller.kind !== 'client')
-    return caller.address.startsWith(SHARED_KEY_PREFIX) ? `address:${caller.address}` : caller.address
+  if (caller.kind !== 'client') {
+    const group = addressGroup(caller.address)
+    return group.startsWith(SHARED_KEY_PREFIX) ? `address:${group}` : group
+  }
   let key = clientKeys.get(caller.client)
   if (key === undefined) {
     key = `${SHARED_KEY_PREFIX}${caller.client.id}`

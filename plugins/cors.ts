@@ -28,7 +28,8 @@ export function setSimpleCorsHeaders(reply: FastifyReply): void {
 
 /**
  * CORS `*` everywhere (seed 000: discovery is fetched cross-origin, the Opal debugger calls tools
- * from the browser).
+ * from the browser), but on open mode's operator routes, which take it back (plugins/access.ts,
+ * issue 41): there no token stands between any web page and the whole catalog.
  *
  * A simple request's two headers never vary: `setSimpleCorsHeaders`, called first by the root
  * onRequest hook of ops.ts (one hook for every fixed header: each hook is a step of Fastify's hook

@@ -9,7 +9,9 @@ import type { ContentEncoding, Servable } from '../src/formats/index.js'
  */
 export function sendDocument(request: FastifyRequest, reply: FastifyReply, document: Servable): FastifyReply {
   reply.header('etag', document.etag)
-  reply.header('vary', 'Accept-Encoding')
+  // Kept: open mode's operator routes vary by Origin too (plugins/access.ts).
+  const vary = reply.getHeader('vary')
+  reply.header('vary', vary === undefined ? 'Accept-Encoding' : `${vary}, Accept-Encoding`)
   if (matchesEtag(request.headers['if-none-match'], document.etag)) return reply.code(304).send()
   reply.type(document.contentType)
   const encoding = chooseEncoding(request.headers['accept-encoding'], document.encodings)

@@ -12,9 +12,18 @@ export type Authentication =
       readonly message: string
       readonly scopes?: readonly string[]
     }
+  /** The gate refused: the token was neither known already nor judged. */
+  | { readonly kind: 'unjudged' }
+
+/**
+ * Asked once before a token costs anything beyond a digest or a cache lookup (it is malformed, or
+ * neither a static token nor a JWT verified before): false, and the token is not judged.
+ */
+export type JudgeGate = () => boolean
 
 export interface Authenticator {
-  authenticate(header: string | undefined): Promise<Authentication>
+  /** Without a gate, every token is judged. */
+  authenticate(header: string | undefined, gate?: JudgeGate): Promise<Authentication>
   /** Fetches the JWT issuers' keys now; returns what failed. */
   warm(): Promise<string[]>
 }
@@ -26,7 +35,9 @@ const TOKEN_SYNTAX = /^[A-Za-z0-9\-._~+/]+=*$/
 
 /**
  * `Authorization: Bearer <token>` → the client it names: a static token (compared as a SHA-256
- * digest in constant time, against every client, without an early exit) or a JWT (jose).
+ * digest in constant time, against every client, without an early exit) or a JWT (jose). A known
+ * static token or a JWT verified before passes without the gate: a caller whose address spent its
+ * failures (issue 41) keeps working with a good token, while a new token waits for the gate.
  */
 export function createAuthenticator(
   clients: readonly Client[],
@@ -35,12 +46,15 @@ export function createAuthenticator(
   const matchStatic = createStaticTokenMatcher(clients)
   const jwt = createJwtVerifier(clients, options)
   return {
-    async authenticate(header) {
+    async authenticate(header, gate = pass) {
       if (header === undefined) return { kind: 'none' }
       const token = bearerToken(header)
-      if (typeof token !== 'string') return token
+      if (typeof token !== 'string') return gate() ? token : UNJUDGED
       const client = matchStatic(token)
       if (client) return { kind: 'client', client }
+      const known = jwt.remembered(token)
+      if (known) return { kind: 'client', client: known.client, scopes: known.scopes }
+      if (!gate()) return UNJUDGED
       const verdict = await jwt.verify(token)
       if (verdict.ok) return { kind: 'client', client: verdict.client, scopes: verdict.scopes }
       return { kind: 'refused', ...verdict }
@@ -48,6 +62,9 @@ export function createAuthenticator(
     warm: () => jwt.warm(),
   }
 }
+
+const pass: JudgeGate = () => true
+const UNJUDGED = { kind: 'unjudged' } as const
 
 function bearerToken(header: string): string | Extract<Authentication, { kind: 'refused' }> {
   const refuse = (message: string) => ({ kind: 'refused', reason: 'bad_token', message }) as const

@@ -26,6 +26,8 @@ export type JwtVerdict =
 
 export interface JwtVerifier {
   verify(token: string): Promise<JwtVerdict>
+  /** The verdict on a token verified before and still vouched for, without any work; else undefined. */
+  remembered(token: string): Extract<JwtVerdict, { ok: true }> | undefined
   /** Fetches every issuer's keys now (at boot), so the first call does not wait; failures are returned. */
   warm(): Promise<string[]>
 }
@@ -57,7 +59,7 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
   if (jwtClients.length === 0) {
     // Nothing to decode a token for, so jose is never loaded, whatever a caller sends.
     const refused = bad('it is neither a configured static token nor a JWT of a configured client')
-    return { verify: async () => refused, warm: async () => [] }
+    return { verify: async () => refused, remembered: () => undefined, warm: async () => [] }
   }
   const keys = createIssuerKeys(settings)
   // Each entry carries its own deadline: lru-cache's ttl reads the clock on every get, which a
@@ -118,14 +120,19 @@ export function createJwtVerifier(clients: readonly Client[], options: JwtVerifi
     return { ok: true, client: named, scopes }
   }
 
+  const remembered = (token: string): Extract<JwtVerdict, { ok: true }> | undefined => {
+    const known = verified.get(token)
+    if (known && known.until > Date.now() && keys.generation(known.keys) === known.generation)
+      return { ok: true, client: known.client, scopes: known.scopes }
+    if (known) verified.delete(token)
+    return undefined
+  }
+
   return {
     async verify(token) {
-      const known = verified.get(token)
-      if (known && known.until > Date.now() && keys.generation(known.keys) === known.generation)
-        return { ok: true, client: known.client, scopes: known.scopes }
-      if (known) verified.delete(token)
-      return verifyUncached(token)
+      return remembered(token) ?? verifyUncached(token)
     },
+    remembered,
     async warm() {
       const results = await Promise.allSettled(
         jwtClients.map((c) => keys.of(c.proof.jwt).then(({ set }) => set.reload())),

@@ -23,14 +23,33 @@ export function isOriginAllowed(origin: string | undefined, access: AccessConfig
 
 /** The verdict on an Origin that is present, with `allowedOrigins` a list. */
 export function judgeOrigin(origin: string, access: AccessConfig): boolean {
+  const url = originUrl(origin)
+  if (!url) return false
+  return LOCAL_HOSTS.has(url.hostname) || isNamed(url, access)
+}
+
+/**
+ * An origin the configuration names: `publicUrl`'s or one of `allowedOrigins` — localhost only if
+ * listed. Open mode's operator routes answer only these cross-origin (issue 41).
+ */
+export function isNamedOrigin(origin: string, access: AccessConfig): boolean {
+  if (origin.length > ORIGIN_MAX_CHARS) return false
+  const url = originUrl(origin)
+  return url !== undefined && isNamed(url, access)
+}
+
+/** The Origin as a URL, if it is one written as browsers write it; else undefined. */
+function originUrl(origin: string): URL | undefined {
   let url: URL
   try {
     url = new URL(origin)
   } catch {
-    return false // "null" (sandboxed frames, file://) and anything else that is not an origin
+    return undefined // "null" (sandboxed frames, file://) and anything else that is not an origin
   }
-  if (url.origin !== origin.toLowerCase().replace(/\/$/, '')) return false
-  if (LOCAL_HOSTS.has(url.hostname)) return true
+  return url.origin === origin.toLowerCase().replace(/\/$/, '') ? url : undefined
+}
+
+function isNamed(url: URL, access: AccessConfig): boolean {
   if (access.publicUrl && new URL(access.publicUrl).origin === url.origin) return true
-  return (access.allowedOrigins as readonly string[]).includes(url.origin)
+  return Array.isArray(access.allowedOrigins) && access.allowedOrigins.includes(url.origin)
 }

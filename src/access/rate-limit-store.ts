@@ -38,7 +38,7 @@ const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
 
 /** Keys of clients' budgets; anything else (an address) is counted in this replica only. */
 export const SHARED_KEY_PREFIX = 'client:'
-/** Addresses and clients counted in memory; the least recently seen are forgotten beyond this. */
+/** Addresses counted in memory; the least recently seen are forgotten beyond this. */
 const LOCAL_KEYS = 10_000
 /** One warning per this while Redis fails, not one per request. */
 const WARN_EVERY_MS = 10_000
@@ -47,7 +47,18 @@ export interface RateLimitStoreOptions {
   /** Clients' budgets are shared by every replica through it; unset: in memory. */
   readonly redis?: Redis
   readonly prefix: string
+  /**
+   * The configured clients' keys (`client:<id>`), the only keys counted apart from addresses: a
+   * closed set known at start, so the map that holds them in memory never grows or forgets.
+   */
+  readonly clientKeys: readonly string[]
   readonly warn: (message: string) => void
+}
+
+/** A client's fixed window in memory, counted as LocalStore counts an address's. */
+interface Window {
+  current: number
+  startedAt: number
 }
 
 /**
@@ -56,9 +67,16 @@ export interface RateLimitStoreOptions {
  * protection, no Redis round trip per discovery request). When Redis fails, a client is counted
  * in this replica's memory instead — each replica then enforces the budget on its own — with a
  * warning: a Redis outage never turns calls into errors, and never lifts the limits.
+ *
+ * In memory, clients are counted in a map of their own, not in the addresses' LRU (issue 41):
+ * 10,000 requests from new addresses evicted a throttled client's count there, and with it the
+ * throttle.
  */
 export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitCounter {
   const local = new LocalStore(false, false, LOCAL_KEYS)
+  const clients = new Map<string, Window>(
+    options.clientKeys.map((key) => [key, { current: 0, startedAt: Number.NEGATIVE_INFINITY }]),
+  )
   const shared = options.redis && new RedisStore(false, false, options.redis, options.prefix)
   let warnedAt = 0
   // LocalStore calls back before incr returns: one callback for every count, not a closure each.
@@ -67,11 +85,23 @@ export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitC
     counted = result
   }
   const countLocally = (key: string, windowMs: number, max: number): RateCount => {
+    if (key.startsWith(SHARED_KEY_PREFIX)) return countClient(key, windowMs)
     local.incr(key, keep, windowMs, max)
     const count = counted
     counted = null
     if (!count) throw new Error('rate limits: the memory store answered nothing')
     return count
+  }
+  const countClient = (key: string, windowMs: number): RateCount => {
+    const window = clients.get(key)
+    if (!window) throw new Error(`rate limits: ${key} is not a configured client's key`)
+    const now = Date.now()
+    if (window.startedAt + windowMs <= now) {
+      window.current = 0
+      window.startedAt = now
+    }
+    window.current++
+    return { current: window.current, ttl: windowMs - (now - window.startedAt) }
   }
   return {
     count(key, windowMs, max) {

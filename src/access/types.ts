@@ -63,6 +63,8 @@ export interface AccessConfig {
   readonly allowedOrigins: readonly string[] | '*'
   /** Per address, for anonymous callers; unset: no limit. */
   readonly anonymousRateLimit?: RateLimit
+  /** Failed authentications per address (IPv6: per /64), before a token is judged; unset: no limit. */
+  readonly failedAuthenticationLimit?: RateLimit
 }
 
 /** The caller of one request: a client that proved itself, or anonymous. */

@@ -15,6 +15,11 @@ const DEFAULT_WINDOW_SECONDS = 60
 const DEFAULT_CLIENT_LIMIT: RateLimit = { max: 6_000, windowMs: 60_000 }
 /** Per address, anonymous (discovery), in production: 20 a second on average, over a minute. */
 const DEFAULT_ANONYMOUS_LIMIT: RateLimit = { max: 1_200, windowMs: 60_000 }
+/**
+ * Failed authentications per address, in every environment: a client that fails once a second
+ * keeps being told why; a flood of bad tokens costs one signature verification a second.
+ */
+const DEFAULT_FAILED_AUTHENTICATION_LIMIT: RateLimit = { max: 60, windowMs: 60_000 }
 const DEFAULT_ALGORITHMS = ['RS256', 'ES256']
 const DEFAULT_CLOCK_TOLERANCE_SECONDS = 30
 /** A flood of tokens with unknown key ids costs the issuer one JWKS fetch per 30 s. */
@@ -53,6 +58,10 @@ export async function resolveAccess(
     ...(publicUrl ? { publicUrl } : {}),
     allowedOrigins: file.allowedOrigins?.includes('*') ? '*' : (file.allowedOrigins ?? []),
     ...optional('anonymousRateLimit', anonymousLimit(file.rateLimits?.anonymous, production)),
+    ...optional(
+      'failedAuthenticationLimit',
+      limitOf(file.rateLimits?.failedAuthentications, DEFAULT_FAILED_AUTHENTICATION_LIMIT),
+    ),
   }
 }
 

@@ -298,6 +298,8 @@ const RateLimitsSchema = Type.Object(
   {
     clients: Type.Optional(RateLimitSchema),
     anonymous: Type.Optional(RateLimitSchema),
+    /** Per address (IPv6: per /64); counted before a token is verified. */
+    failedAuthentications: Type.Optional(RateLimitSchema),
   },
   { additionalProperties: false },
 )

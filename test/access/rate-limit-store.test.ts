@@ -19,7 +19,11 @@ test('in memory, count counts each key on its own, at once', () => {
         maxLength: 30,
       }),
       (keys) => {
-        const store = createRateLimitStore({ prefix: 'unused:', warn: assert.fail })
+        const store = createRateLimitStore({
+          prefix: 'unused:',
+          clientKeys: [`${SHARED_KEY_PREFIX}ci`],
+          warn: assert.fail,
+        })
         const expected = new Map<string, number>()
         for (const key of keys) {
           const count = atOnce(store.count(key, WINDOW_MS, MAX))
@@ -36,7 +40,12 @@ test('in memory, count counts each key on its own, at once', () => {
 
 test("with Redis, a client's key is counted in Redis and an address at once", async (t) => {
   const { client, prefix } = await redisForTest(t)
-  const store = createRateLimitStore({ redis: client, prefix, warn: assert.fail })
+  const store = createRateLimitStore({
+    redis: client,
+    prefix,
+    clientKeys: [`${SHARED_KEY_PREFIX}ci`],
+    warn: assert.fail,
+  })
   const clientKey = `${SHARED_KEY_PREFIX}ci`
   const first = store.count(clientKey, WINDOW_MS, MAX)
   assert.equal(atOnce(first), undefined)

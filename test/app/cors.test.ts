@@ -1,6 +1,7 @@
 // CORS `*` on every answer, preflights answered by @fastify/cors (plugins/cors.ts). A simple
 // request's two headers are set by our own first hook, so every answer must carry them: those a
 // later hook refuses (401), those no route matches (404), those whose body does not parse (400).
+// Open mode's operator routes are the exception: test/app/operator-origin.test.ts.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
