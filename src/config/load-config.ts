@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { Ajv, type ErrorObject } from 'ajv'
 import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
@@ -233,11 +234,35 @@ function explain(error: ErrorObject): string {
   return error.message ?? 'is invalid'
 }
 
+/** proxy-addr's names for address ranges, besides addresses and CIDRs. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * `true`, `false` or a list of addresses, CIDRs and proxy-addr's names; anything else (`True`,
+ * `yes`) is refused, not read as an address no proxy has (issue 41 class 8: no mode is guessed).
+ */
 function parseTrustProxy(value: string | undefined): boolean | string[] {
   if (value === undefined || value === 'false') return false
   if (value === 'true') return true
-  return value
+  const entries = value
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean)
+  const unknown = entries.filter((entry) => !isProxyEntry(entry))
+  if (unknown.length > 0 || entries.length === 0)
+    throw new ConfigError([
+      `environment variable TRUST_PROXY: ${JSON.stringify(value.slice(0, 100))} must be true, false, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal`,
+    ])
+  return entries
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true
+  const [address, bits, ...rest] = entry.split('/')
+  const family = isIP(address ?? '')
+  if (family === 0 || rest.length > 0) return false
+  if (bits === undefined) return true
+  const max = family === 4 ? 32 : 128
+  if (family === 4 && isIP(bits) === 4) return true // a netmask: 10.0.0.0/255.0.0.0
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max
 }

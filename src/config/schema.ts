@@ -48,7 +48,13 @@ export const EnvSchema = Type.Object({
       description: 'largest request body in bytes (1048576)',
     }),
   ),
-  NODE_ENV: Type.Optional(Type.String()),
+  // Exactly these: `Production` or `prod` once left access open in production (issue 41 class 8).
+  NODE_ENV: Type.Optional(
+    Type.String({
+      enum: ['production', 'development', 'test'],
+      description: 'production closes access without clients and turns on its defaults; unset = development',
+    }),
+  ),
   REDIS_KEY_PREFIX: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'prefix of every Redis key (toolgate:)' }),
   ),
@@ -98,6 +104,12 @@ const ServiceSchema = Type.Object(
       Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' }),
     ),
     credentials: Type.Optional(Type.Record(Type.String({ minLength: 1 }), CredentialSchema)),
+    allowOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[^/?#]+$' }), {
+        description:
+          "other origins an operation's or path's servers may name that still get this service's credentials",
+      }),
+    ),
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
     ),
