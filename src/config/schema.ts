@@ -389,6 +389,29 @@ const LimitsSchema = Type.Object(
         description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
       }),
     ),
+    headersTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 500,
+        maximum: 600_000,
+        description:
+          "a client's request headers must arrive within this, or its connection is closed (20000)",
+      }),
+    ),
+    requestTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 500,
+        maximum: 3_600_000,
+        description:
+          "a client's whole request (headers and body) must arrive within this, or it gets 408 (60000)",
+      }),
+    ),
+    connections: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'open client connections at once; one more is closed as it is accepted (10000)',
+      }),
+    ),
     argumentDepth: Type.Optional(
       Type.Integer({
         minimum: 2,
