@@ -290,11 +290,10 @@ async function access(fastify: FastifyInstance) {
       )
     }
     if (refusal.challenge) {
-      const issuers = config.clients.some((client) => client.proof.kind === 'jwt')
       reply.header(
         'WWW-Authenticate',
         bearerChallenge({
-          ...(issuers ? { resourceMetadata: `${baseUrl(request)}${WELL_KNOWN}` } : {}),
+          ...(resourceMetadata ? { resourceMetadata } : {}),
           scope: refusal.challenge.scope ?? requiredScopes(config),
           ...(refusal.challenge.error ? { error: refusal.challenge.error } : {}),
           ...(refusal.challenge.error ? { description: refusal.error.message } : {}),
@@ -306,7 +305,13 @@ async function access(fastify: FastifyInstance) {
       .send({ error: refusal.error.message, code: refusal.error.code })
   }
 
-  const baseUrl = (request: FastifyRequest) => config.publicUrl ?? `${request.protocol}://${request.host}`
+  /**
+   * Where the resource metadata is, named in every challenge: from `publicUrl` alone, never from
+   * Host or X-Forwarded-Host, which any caller writes (issue 41 class 7). A JWT client needs
+   * publicUrl (resolve-access.ts), so without it there is no issuer to discover and no pointer.
+   */
+  const issuers = config.clients.some((client) => client.proof.kind === 'jwt')
+  const resourceMetadata = issuers && config.publicUrl ? `${config.publicUrl}${WELL_KNOWN}` : undefined
 
   /**
    * The onRequest hook of a route with `config.access`, added to that route alone (routes without
@@ -343,8 +348,11 @@ async function access(fastify: FastifyInstance) {
     [WELL_KNOWN, ''],
     [`${WELL_KNOWN}/mcp`, '/mcp'],
   ] as const) {
-    fastify.get(url, async (request, reply) => {
-      const metadata = protectedResourceMetadata(config, `${baseUrl(request)}${suffix}`)
+    // The same document for every caller: built from the configuration once, so it may be cached publicly.
+    const metadata = config.publicUrl
+      ? protectedResourceMetadata(config, `${config.publicUrl}${suffix}`)
+      : undefined
+    fastify.get(url, async (_request, reply) => {
       if (!metadata) {
         const error = new errors.notFound('GET', url)
         return reply.code(404).send({

@@ -51,6 +51,13 @@ function manifestDocument(catalog: Catalog, view: string, version: ManifestVersi
   return document
 }
 
+/**
+ * The longest Accept-Version parsed: real ones (`1`, `^1.0.0`, `1.x || 2.x`) are a few characters,
+ * and semver's range parser is superlinear (a 16 KB `^1.0.0 ^1.0.0 …` took 228 ms of CPU). Longer
+ * is a 400 naming the header, before any parsing (issue 41 class 9).
+ */
+export const ACCEPT_VERSION_MAX_CHARS = 64
+
 /** `Accept-Version`: absent → latest; an exact version or a semver range (`1`, `1.x`, `^1.0.0`) → highest match. */
 export function negotiateVersion(header: string | undefined): ManifestVersion | undefined {
   if (header === undefined) return LATEST_MANIFEST_VERSION
@@ -156,6 +163,14 @@ export default async function manifest(fastify: FastifyInstance) {
   const serve = (code: string | undefined, request: FastifyRequest, reply: FastifyReply) => {
     if (!code || !SESSION_CODE_PATTERN.test(code)) return reply.code(400).send(ERRORS.badCode)
     const requested = request.headers['accept-version']
+    if (requested !== undefined && requested.length > ACCEPT_VERSION_MAX_CHARS) {
+      const error = new errors.requestHeaderTooLong(
+        'Accept-Version',
+        ACCEPT_VERSION_MAX_CHARS,
+        `send a version or a range such as 1, 1.x or ^1.0.0 (supported: ${SUPPORTED_VERSIONS})`,
+      )
+      return reply.code(400).send({ error: error.message, code: error.code })
+    }
     const version = negotiateVersion(typeof requested === 'string' ? requested : undefined)
     if (!version) {
       return reply.code(406).send({

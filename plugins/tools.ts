@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { allowedOrigins } from '../src/catalog/server-origin.js'
 import type { GatewayConfig } from '../src/config/load-config.js'
 import { errors } from '../src/errors.js'
 import {
@@ -234,6 +235,7 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
         ...(service.upstream ? { upstream: service.upstream } : {}),
         ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
         ...(service.opal?.forwardAccessToken ? { forwardAccessToken: true } : {}),
+        ...(service.allowOrigins ? { allowOrigins: allowedOrigins(service.allowOrigins) } : {}),
       },
     ]),
   )

@@ -176,6 +176,11 @@ export const errors = {
     'A path segment of the request URL is longer than %s characters',
     414,
   ),
+  requestHeaderTooLong: createError(
+    'TG_ERR_REQUEST_HEADER_TOO_LONG',
+    'The %s header is longer than %s characters: %s',
+    400,
+  ),
   internal: createError('TG_ERR_SERVER_INTERNAL', 'Internal server error', 500),
 } as const
 

@@ -8,9 +8,10 @@ import { deriveRemoteService } from './derive-remote.js'
 import { deriveService, type ServiceSettings, type ToolDraft } from './derive-service.js'
 import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
-import type { CatalogOptions, PolicyRule } from './options.js'
+import type { CatalogOptions, PolicyRule, ServiceOptions } from './options.js'
 import { createProblemSink, hasErrors, type ProblemSink } from './problems.js'
 import type { LoadedRemote } from './remote-source.js'
+import { allowedOrigins } from './server-origin.js'
 import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
 import { assignWireNames } from './wire-name.js'
 
@@ -49,6 +50,7 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
         schemaNodes: options.limits?.schemaNodes ?? DEFAULT_CATALOG_LIMITS.schemaNodes,
         outputSchemaNodes: options.limits?.outputSchemaNodes ?? DEFAULT_CATALOG_LIMITS.outputSchemaNodes,
         outputSchemas: getOwn(options.services ?? {}, names.id)?.outputSchemas !== false,
+        ...originSettings(getOwn(options.services ?? {}, names.id)),
       })
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
@@ -87,6 +89,16 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     sources: sourceReports(input, tools, workflows, failed, sortedProblems),
     problems: sortedProblems,
   })
+}
+
+/** What derivation needs to tell a tool whose servers leave its service's origin (issue 41 class 8). */
+function originSettings(
+  service: ServiceOptions | undefined,
+): Pick<ServiceSettings, 'upstream' | 'allowOrigins'> {
+  return {
+    ...(service?.upstream ? { upstream: service.upstream } : {}),
+    ...(service?.allowOrigins ? { allowOrigins: allowedOrigins(service.allowOrigins) } : {}),
+  }
 }
 
 /** Derivation of one source never takes the others down, whatever the document holds. */

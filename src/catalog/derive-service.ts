@@ -11,6 +11,7 @@ import { createSchemaContext, type SchemaContext } from './normalize-schema.js'
 import { deriveToolOutput } from './output-schema.js'
 import type { ProblemSink } from './problems.js'
 import { deriveSafety } from './safety.js'
+import { firstOrigin } from './server-origin.js'
 import { type AuthRequirement, HTTP_METHODS, type HttpMethod, type Service, type Tool } from './types.js'
 import { snakeCase } from './wire-name.js'
 
@@ -30,6 +31,10 @@ export interface ServiceSettings {
   readonly outputSchemaNodes: number
   /** `services.<id>.outputSchemas`: false offers no output schemas (an upstream that breaks its spec). */
   readonly outputSchemas: boolean
+  /** `services.<id>.upstream`: replaces every server of the spec, so no operation leaves it. */
+  readonly upstream?: string
+  /** `services.<id>.allowOrigins`, as origins: other origins that still get the service's credentials. */
+  readonly allowOrigins?: readonly string[]
 }
 
 const DEFAULT_SETTINGS: ServiceSettings = {
@@ -164,6 +169,7 @@ function deriveTool(
     ? operation.tags.filter((tag): tag is string => typeof tag === 'string')
     : []
   const servers = serverUrls(operation.servers ?? item.servers)
+  reportForeignOrigin(context, servers, childPointer(operation.servers ? pointer : itemPointer, 'servers'))
   return {
     id,
     serviceId: service.id,
@@ -207,6 +213,25 @@ function deriveTool(
     sourceId: service.sourceId,
     pointer,
   }
+}
+
+/**
+ * A path's or operation's `servers` naming another origin than the service's: its calls go there,
+ * and the service's credentials stay behind unless the operator allows that origin (issue 41
+ * class 8; the executor enforces it, this says so in /catalog). A configured upstream replaces
+ * every server, so then nothing leaves.
+ */
+function reportForeignOrigin(context: DocumentContext, servers: readonly string[], pointer: string): void {
+  const { service, settings, sink } = context
+  if (servers.length === 0 || settings.upstream) return
+  const own = firstOrigin(service.servers)
+  const target = firstOrigin([...servers, ...service.servers])
+  if (target === undefined || target === own || settings.allowOrigins?.includes(target)) return
+  sink.warn(
+    'server-origin-foreign',
+    pointer,
+    `these servers send the call to ${target}, not to the service's origin ${own ?? '(none)'}: the service's credentials are not sent there. If it is the same API, add ${target} to services.${service.id}.allowOrigins`,
+  )
 }
 
 /** seed 003: `<service-id>:<operationId>`, else `<service-id>:<method>:<raw-path>`; duplicates fall back too. */

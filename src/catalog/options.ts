@@ -8,6 +8,10 @@ export interface ServiceOptions {
   readonly alias?: string
   /** `false`: no output schemas for this service's tools (an upstream whose answers break its spec). */
   readonly outputSchemas?: boolean
+  /** The configured base URL: it replaces every server of the spec, the operations' too. */
+  readonly upstream?: string
+  /** Origins besides the service's own that an operation's servers may name and still get its credentials. */
+  readonly allowOrigins?: readonly string[]
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

@@ -69,6 +69,8 @@ export const PROBLEM_CODES = {
     'a multipart or form body declares no parts or fields; multipart content is sent as the parts its encoding map names, else as one part named file; a form body takes an object of fields',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
   'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
+  'server-origin-foreign':
+    "an operation's (or path's) servers point at another origin than its service's; the service's credentials are not sent there unless services.<id>.allowOrigins names it",
   'workflow-invalid': 'an Arazzo workflow or step is malformed',
   'workflow-operation-missing': 'a workflow step names an operation no service provides',
   'workflow-operation-ignored': 'a workflow step names an operation marked x-cli-ignore',

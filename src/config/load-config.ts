@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { Ajv, type ErrorObject } from 'ajv'
 import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   /** Period of the specs directory's safety-net check; 0 = the watcher alone. */
   readonly specsPollMs: number
   readonly bodyLimit: number
+  /** How long a client may take to send its request, and how many may be connected (issue 41 class 9). */
+  readonly server: ServerLimits
   readonly production: boolean
   readonly exampleUpstream: boolean
   readonly file: FileConfig
@@ -76,6 +79,22 @@ const DEFAULT_BODY_LIMIT = 1_048_576 // 1 MiB
 // 20,000 operations (limits.operations) build in about 5 s and 500 MB here; 103,000 took 24 s and 1.6 GB.
 const DEFAULT_BUILD_TIMEOUT_MS = 60_000 // 60 s
 const DEFAULT_BUILD_MEMORY_MB = 2_048 // 2 GiB of worker heap, released when the build ends
+
+export interface ServerLimits {
+  /** limits.headersTimeoutMs: the headers within this, or the socket is closed. */
+  readonly headersTimeoutMs: number
+  /** limits.requestTimeoutMs: the whole request within this, or 408. */
+  readonly requestTimeoutMs: number
+  /** limits.connections: client connections open at once. */
+  readonly maxConnections: number
+}
+
+/** A client must send its headers within this (slowloris)… */
+const DEFAULT_HEADERS_TIMEOUT_MS = 20_000
+/** …and its whole request within this; the response (a slow upstream) is bounded by the upstream timeout. */
+const DEFAULT_REQUEST_TIMEOUT_MS = 60_000
+/** Far below a default `ulimit -n` of 1,048,576, far above what one gateway serves (bench: 256). */
+const DEFAULT_MAX_CONNECTIONS = 10_000
 
 /** Validates the environment and the optional YAML file once, at boot; the result is frozen. */
 export async function loadConfig(
@@ -117,6 +136,7 @@ export async function loadConfig(
         [REMOTE_TOKEN_SCHEME]: { kind: 'secret', secret: token },
       }
   }
+  const server = serverLimits(file, problems)
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
@@ -133,6 +153,7 @@ export async function loadConfig(
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT ?? DEFAULT_SHUTDOWN_TIMEOUT_MS,
     specsPollMs: env.SPECS_POLL_INTERVAL ?? DEFAULT_SPECS_POLL_MS,
     bodyLimit: env.BODY_LIMIT ?? DEFAULT_BODY_LIMIT,
+    server,
     production,
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file: withoutTokens(file),
@@ -145,6 +166,21 @@ export async function loadConfig(
       memoryMb: file.limits?.buildMemoryMb ?? DEFAULT_BUILD_MEMORY_MB,
     },
   })
+}
+
+function serverLimits(file: FileConfig, problems: string[]): ServerLimits {
+  const headersTimeoutMs = file.limits?.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS
+  const requestTimeoutMs = file.limits?.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  // Node refuses a server whose headers may take longer than the whole request.
+  if (headersTimeoutMs > requestTimeoutMs)
+    problems.push(
+      `limits.headersTimeoutMs (${headersTimeoutMs}) exceeds limits.requestTimeoutMs (${requestTimeoutMs}): the headers are part of the request`,
+    )
+  return {
+    headersTimeoutMs,
+    requestTimeoutMs,
+    maxConnections: file.limits?.connections ?? DEFAULT_MAX_CONNECTIONS,
+  }
 }
 
 /** Client tokens live on as digests in `access` only (issue 13): the file keeps no copy of them. */
@@ -243,11 +279,35 @@ function explain(error: ErrorObject): string {
   return error.message ?? 'is invalid'
 }
 
+/** proxy-addr's names for address ranges, besides addresses and CIDRs. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal'])
+
+/**
+ * `true`, `false` or a list of addresses, CIDRs and proxy-addr's names; anything else (`True`,
+ * `yes`) is refused, not read as an address no proxy has (issue 41 class 8: no mode is guessed).
+ */
 function parseTrustProxy(value: string | undefined): boolean | string[] {
   if (value === undefined || value === 'false') return false
   if (value === 'true') return true
-  return value
+  const entries = value
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean)
+  const unknown = entries.filter((entry) => !isProxyEntry(entry))
+  if (unknown.length > 0 || entries.length === 0)
+    throw new ConfigError([
+      `environment variable TRUST_PROXY: ${JSON.stringify(value.slice(0, 100))} must be true, false, or a comma-separated list of addresses, CIDRs, loopback, linklocal or uniquelocal`,
+    ])
+  return entries
+}
+
+function isProxyEntry(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.has(entry)) return true
+  const [address, bits, ...rest] = entry.split('/')
+  const family = isIP(address ?? '')
+  if (family === 0 || rest.length > 0) return false
+  if (bits === undefined) return true
+  const max = family === 4 ? 32 : 128
+  if (family === 4 && isIP(bits) === 4) return true // a netmask: 10.0.0.0/255.0.0.0
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= max
 }

@@ -115,11 +115,15 @@ function resolveJwt(
   publicUrl: string | undefined,
   problems: string[],
 ): JwtProof | undefined {
+  const before = problems.length
+  // The resource metadata (RFC 9728) and every WWW-Authenticate name publicUrl: built from the
+  // Host a caller sends, they pointed MCP clients wherever that caller chose (issue 41 class 7).
+  if (!publicUrl)
+    problems.push(
+      `${where}: a JWT client needs publicUrl, the gateway's canonical URL: the OAuth resource metadata and WWW-Authenticate name it, never the Host of a request (on a development machine: publicUrl: http://localhost:3000)`,
+    )
   const audience =
     config.audience === undefined ? publicUrl && [publicUrl, `${publicUrl}/mcp`] : [config.audience].flat()
-  const before = problems.length
-  if (!audience)
-    problems.push(`${where}.audience: set publicUrl (the gateway's canonical URL, RFC 8707) or jwt.audience`)
   for (const [key, url] of [
     ['issuer', config.issuer],
     ['jwksUrl', config.jwksUrl],

@@ -48,7 +48,13 @@ export const EnvSchema = Type.Object({
       description: 'largest request body in bytes (1048576)',
     }),
   ),
-  NODE_ENV: Type.Optional(Type.String()),
+  // Exactly these: `Production` or `prod` once left access open in production (issue 41 class 8).
+  NODE_ENV: Type.Optional(
+    Type.String({
+      enum: ['production', 'development', 'test'],
+      description: 'production closes access without clients and turns on its defaults; unset = development',
+    }),
+  ),
   REDIS_KEY_PREFIX: Type.Optional(
     Type.String({ minLength: 1, maxLength: 64, description: 'prefix of every Redis key (toolgate:)' }),
   ),
@@ -98,6 +104,12 @@ const ServiceSchema = Type.Object(
       Type.String({ pattern: '^https?://', description: 'base URL that replaces the spec servers' }),
     ),
     credentials: Type.Optional(Type.Record(Type.String({ minLength: 1 }), CredentialSchema)),
+    allowOrigins: Type.Optional(
+      Type.Array(Type.String({ pattern: '^https?://[^/?#]+$' }), {
+        description:
+          "other origins an operation's or path's servers may name that still get this service's credentials",
+      }),
+    ),
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
     ),
@@ -385,6 +397,29 @@ const LimitsSchema = Type.Object(
         maximum: 1_073_741_824,
         description:
           "decoded bytes (after gzip, deflate or br) of one remote source's answers, all pages together; a source over it is not served (16777216 = 16 MiB)",
+      }),
+    ),
+    headersTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 500,
+        maximum: 600_000,
+        description:
+          "a client's request headers must arrive within this, or its connection is closed (20000)",
+      }),
+    ),
+    requestTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 500,
+        maximum: 3_600_000,
+        description:
+          "a client's whole request (headers and body) must arrive within this, or it gets 408 (60000)",
+      }),
+    ),
+    connections: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1_000_000,
+        description: 'open client connections at once; one more is closed as it is accepted (10000)',
       }),
     ),
     argumentDepth: Type.Optional(

@@ -1,4 +1,5 @@
 import type { FormData } from 'undici'
+import { firstOrigin } from '../catalog/server-origin.js'
 import type { Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
 import { encodeBody, isJson } from './encode-body.js'
@@ -218,18 +219,44 @@ export function resolveBaseUrl(
   service: Service,
   configured: string | undefined,
 ): URL | undefined {
-  // Parsed once per tool, service and configured upstream, not on every call.
-  const cached = baseUrls.get(tool)
-  if (cached && cached.service === service && cached.configured === configured) return cached.url
-  const url = parseBaseUrl(tool, service, configured)
-  baseUrls.set(tool, { service, configured, url })
-  return url
+  return resolved(tool, service, configured).url
 }
 
-const baseUrls = new WeakMap<
-  Tool,
-  { readonly service: Service; readonly configured: string | undefined; readonly url: URL | undefined }
->()
+/**
+ * The origin of the service itself: its configured upstream, else its spec's first absolute
+ * server. A tool whose base URL has another origin (a path's or operation's `servers`) is sent
+ * no credentials of the service unless the operator allows that origin (execute-tool.ts).
+ */
+export function serviceOrigin(
+  tool: Tool,
+  service: Service,
+  configured: string | undefined,
+): string | undefined {
+  return resolved(tool, service, configured).serviceOrigin
+}
+
+/** Parsed once per tool, service and configured upstream, not on every call. */
+function resolved(tool: Tool, service: Service, configured: string | undefined): BaseUrls {
+  const cached = baseUrls.get(tool)
+  if (cached && cached.service === service && cached.configured === configured) return cached
+  const entry: BaseUrls = {
+    service,
+    configured,
+    url: parseBaseUrl(tool, service, configured),
+    serviceOrigin: firstOrigin([configured, ...service.servers]),
+  }
+  baseUrls.set(tool, entry)
+  return entry
+}
+
+interface BaseUrls {
+  readonly service: Service
+  readonly configured: string | undefined
+  readonly url: URL | undefined
+  readonly serviceOrigin: string | undefined
+}
+
+const baseUrls = new WeakMap<Tool, BaseUrls>()
 
 function parseBaseUrl(tool: Tool, service: Service, configured: string | undefined): URL | undefined {
   for (const candidate of [configured, ...(tool.servers ?? []), ...service.servers]) {

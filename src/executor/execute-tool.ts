@@ -3,7 +3,7 @@ import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
-import { buildRequest, resolveBaseUrl, type UpstreamRequest } from './build-request.js'
+import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
@@ -22,7 +22,12 @@ export interface ServiceSettings {
   readonly upstream?: string
   readonly timeoutMs?: number
   readonly forwardAccessToken?: boolean
+  /** `services.<id>.allowOrigins`, as origins: besides its own, where its credentials may go. */
+  readonly allowOrigins?: readonly string[]
 }
+
+/** What a call to a foreign origin carries: no service's credentials. */
+const NO_CREDENTIALS: ServiceCredentials = Object.freeze({})
 
 export interface ExecutorDeps {
   readonly client: UpstreamClient
@@ -92,13 +97,18 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const settings = deps.services[service.id] ?? {}
     const baseUrl = resolveBaseUrl(tool, service, settings.upstream)
     if (!baseUrl) return refusal(new errors.upstreamUnconfigured(service.id, service.id), tool)
+    // A path's or operation's servers may leave the service's origin: its credentials (and a
+    // forwarded token) go only where the operator said they may (issue 41 class 8).
+    const trusted =
+      baseUrl.origin === serviceOrigin(tool, service, settings.upstream) ||
+      (settings.allowOrigins?.includes(baseUrl.origin) ?? false)
     const built = buildRequest(tool, checked.arguments, {
       service,
       baseUrl,
-      credentials: deps.credentials,
+      credentials: trusted ? deps.credentials : NO_CREDENTIALS,
       userAgent: deps.userAgent,
       redactCredentials,
-      bearerOverride: (settings.forwardAccessToken && call.accessToken) || undefined,
+      bearerOverride: (trusted && settings.forwardAccessToken && call.accessToken) || undefined,
       requestId: call.requestId,
     })
     if (!built.ok) return invalidArguments(tool, built.violations)

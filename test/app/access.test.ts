@@ -466,7 +466,12 @@ describe('client configuration', () => {
       ['clients: [{ id: a, token: { value: short } }]\n', /at least 16 characters/],
       ['clients: [{ id: a, token: { env: NOPE_TOKEN } }]\n', /environment variable NOPE_TOKEN is not set/],
       ['clients: [{ id: a, token: { value: aaaaaaaaaaaaaaaa }, profiles: [nope] }]\n', /no profile nope/],
-      ['clients: [{ id: a, jwt: { issuer: "https://idp.example" } }]\n', /set publicUrl .* or jwt.audience/],
+      ['clients: [{ id: a, jwt: { issuer: "https://idp.example" } }]\n', /a JWT client needs publicUrl/],
+      // jwt.audience no longer stands in for publicUrl: the metadata and challenges name it (issue 41 class 7).
+      [
+        'clients: [{ id: a, jwt: { issuer: "https://idp.example", audience: "https://gw.example" } }]\n',
+        /clients\[0\] \(a\)\.jwt: a JWT client needs publicUrl/,
+      ],
       [
         'publicUrl: https://gw.example\nclients: [{ id: a, jwt: { issuer: "http://idp.example" } }]\n',
         /must be https/,
