@@ -17,6 +17,7 @@ import {
   type Client,
   type ClientScope,
   createAuthenticator,
+  isKnownHost,
   isNamedOrigin,
   isOriginAllowed,
   protectedResourceMetadata,
@@ -199,6 +200,12 @@ async function access(fastify: FastifyInstance) {
   const operatorOrigin = (request: FastifyRequest, reply: FastifyReply): Refusal | undefined => {
     if (config.allowedOrigins === '*') return undefined
     reply.removeHeader('access-control-allow-origin')
+    if (!isKnownHost(request.host, config))
+      return {
+        reason: 'origin',
+        client: 'anonymous',
+        error: new errors.accessHostRefused(JSON.stringify(String(request.host).slice(0, 100))),
+      }
     reply.header('vary', 'Origin')
     const origin = request.headers.origin
     if (origin === undefined || origin === `${request.protocol}://${request.host}`) return undefined

@@ -150,6 +150,11 @@ export const errors = {
     'No clients are configured and NODE_ENV is production, so tool calls, MCP, session creation and the operator routes are closed: add clients: to TOOLGATE_CONFIG (toolgate token new; sessions: true lets a client create sessions) or set access: open',
     403,
   ),
+  accessHostRefused: createError(
+    'TG_ERR_ACCESS_HOST_REFUSED',
+    'Host %s is not a name of this gateway: in open mode the operator routes answer only localhost, an IP address, or the host of publicUrl or allowedOrigins, so that no web page whose domain is pointed at this address can read them. Set publicUrl to the URL you reach the gateway by',
+    403,
+  ),
   accessOriginRefused: createError(
     'TG_ERR_ACCESS_ORIGIN_REFUSED',
     "Origin %s may not call this gateway: add it to allowedOrigins (or set publicUrl for the gateway's own origin)",

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net'
 import { memoPerOwner } from '../util/memo.js'
 import type { AccessConfig } from './types.js'
 
@@ -52,4 +53,29 @@ function originUrl(origin: string): URL | undefined {
 function isNamed(url: URL, access: AccessConfig): boolean {
   if (access.publicUrl && new URL(access.publicUrl).origin === url.origin) return true
   return Array.isArray(access.allowedOrigins) && access.allowedOrigins.includes(url.origin)
+}
+
+/**
+ * Whether a request's Host is one a DNS-rebinding page cannot send (issue 41 class 10): an IP
+ * literal, `localhost` or a name under it, or the host of `publicUrl` or of an `allowedOrigins`
+ * entry. A page whose own domain an attacker re-points at 127.0.0.1 reaches the gateway with that
+ * domain as its Host and, being same-origin there, sends no Origin on a GET: only the Host tells.
+ */
+export function isKnownHost(host: string | undefined, access: AccessConfig): boolean {
+  if (host === undefined || host.length > ORIGIN_MAX_CHARS) return false
+  const name = hostName(host)
+  if (name === undefined) return false
+  if (isIP(name) !== 0 || name === 'localhost' || name.endsWith('.localhost')) return true
+  const named = [access.publicUrl, ...(Array.isArray(access.allowedOrigins) ? access.allowedOrigins : [])]
+  return named.some((url) => url !== undefined && new URL(url).hostname.replace(/^\[|\]$/g, '') === name)
+}
+
+/** The host name of a Host header (port and IPv6 brackets taken off, lower case), if it is one. */
+function hostName(host: string): string | undefined {
+  if (/[@/?#\\\s]/.test(host)) return undefined // userinfo, a path: no Host a browser sends
+  try {
+    return new URL(`http://${host}`).hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '')
+  } catch {
+    return undefined
+  }
 }

@@ -88,4 +88,47 @@ describe("open mode's operator routes", () => {
     assert.equal(opened.statusCode, 200, 'allowedOrigins: ["*"] switches the check off, as it says')
     assert.equal(opened.headers['access-control-allow-origin'], '*')
   })
+
+  test('a page whose domain is pointed at the gateway (DNS rebinding) cannot read them, Origin or not', async (t) => {
+    const { app } = await exampleApp(t, 'publicUrl: https://tools.example.com\n')
+    const port = fc.option(fc.integer({ min: 1, max: 65_535 }), { nil: undefined })
+    const withPort = (host: string, p: number | undefined) => (p === undefined ? host : `${host}:${p}`)
+    // A rebinding page's Host is its own domain: any DNS name but localhost's and the configured ones.
+    const foreign = fc
+      .domain()
+      .filter((name) => !/(^|\.)localhost\.?$/i.test(name) && name.toLowerCase() !== 'tools.example.com')
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...OPERATOR_ROUTES),
+        foreign,
+        port,
+        fc.boolean(),
+        async (url, name, p, sendOrigin) => {
+          const host = withPort(name, p)
+          const headers: Record<string, string> = {
+            host,
+            ...(sendOrigin ? { origin: `http://${host}` } : {}),
+          }
+          const res = await app.inject({ url, headers })
+          assert.equal(res.statusCode, 403, `${url} with Host ${host}: ${res.body.slice(0, 200)}`)
+          assert.equal(res.json().code, 'TG_ERR_ACCESS_HOST_REFUSED')
+          assert.equal(res.headers['access-control-allow-origin'], undefined)
+        },
+      ),
+      { numRuns: 200 },
+    )
+    // Names no rebinding page can have: IP literals, localhost and its subdomains, publicUrl's host.
+    const known = fc.oneof(
+      fc.ipV4(),
+      fc.ipV6().map((ip) => `[${ip}]`),
+      fc.constantFrom('localhost', 'app.localhost', 'LOCALHOST', 'tools.example.com', 'Tools.Example.COM'),
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...OPERATOR_ROUTES), known, port, async (url, name, p) => {
+        const res = await app.inject({ url, headers: { host: withPort(name, p) } })
+        assert.equal(res.statusCode, 200, `${url} with Host ${withPort(name, p)}: ${res.body.slice(0, 200)}`)
+      }),
+      { numRuns: 100 },
+    )
+  })
 })
