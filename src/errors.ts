@@ -65,7 +65,7 @@ export const errors = {
   ),
   /** One caller's circuit (issue 41 class 5): other tools and clients of the upstream still go. */
   upstreamCallerCircuitOpen: createError(
-    'TG_ERR_UPSTREAM_CIRCUIT_OPEN',
+    'TG_ERR_UPSTREAM_TOOL_PAUSED',
     'Upstream %s kept failing tool %s for this client (502/503/504 answers or timeouts); its calls are paused for %d s: retry after that. Other tools and clients are not paused',
     503,
   ),

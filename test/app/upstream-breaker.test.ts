@@ -182,7 +182,7 @@ test("client A's failing calls never make client B's calls fail fast; a dead ups
   for (let i = 0; i < THRESHOLD * 3; i++)
     assert.equal((await callTool(app, 'rest', 'a', 'flaky', '503')).status, 503)
   const paused = await callTool(app, 'rest', 'a', 'flaky', '503')
-  assert.match(paused.text, /TG_ERR_UPSTREAM_CIRCUIT_OPEN/)
+  assert.match(paused.text, /TG_ERR_UPSTREAM_TOOL_PAUSED/)
   assert.match(paused.text, /kept failing tool s_flaky for this client/)
   // B's calls of the failing tool reach the upstream (its 503 relayed, not a pause), and the
   // healthy tool answers both clients.
