@@ -142,7 +142,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       })
       if ('failure' in result) return failed(result, tool, request.origin)
       return (
-        (jsonrpc && fromJsonRpcResponse(result, tool, request.origin)) || answered(result, request.origin)
+        (jsonrpc && fromJsonRpcResponse(result, tool, request)) || answered(result, request.origin)
       )
     },
 

@@ -20,10 +20,12 @@ export function asJsonRpcRequest(request: UpstreamRequest, method: string): Upst
 export function fromJsonRpcResponse(
   response: RawResponse,
   tool: Tool,
-  origin: string,
+  request: UpstreamRequest,
 ): ToolOutcome | undefined {
+  const { origin } = request
+  const redact = (text: string) => withoutSentSecrets(text, request)
   if (response.status === 401 || response.status === 403) {
-    const challenge = String(response.headers['www-authenticate'] ?? '')
+    const challenge = redact(String(response.headers['www-authenticate'] ?? ''))
     const reason =
       /error_description="([^"]+)"/.exec(challenge)?.[1] ??
       /error="([^"]+)"/.exec(challenge)?.[1] ??
@@ -58,7 +60,7 @@ export function fromJsonRpcResponse(
   }
   if (!isRecord(message.error)) return undefined
   const code = Number(message.error.code)
-  const text = String(message.error.message ?? 'error')
+  const text = redact(String(message.error.message ?? 'error'))
   if (code === -32601)
     return refusal(404, new errors.remoteMethodNotFound(tool.wireName, text), tool, { upstream: origin })
   if (code === -32602 || code === -32600) {
@@ -69,7 +71,7 @@ export function fromJsonRpcResponse(
   }
   return refusal(502, new errors.remoteError(tool.wireName, code, text), tool, {
     upstream: origin,
-    data: message.error.data,
+    data: withoutSentSecretsIn(message.error.data, request),
   })
 }
 
@@ -84,5 +86,36 @@ function refusal(
     status,
     body: { error: error.message, code: error.code, tool: tool.wireName, ...details },
     headers: {},
+  }
+}
+
+/** Headers the gateway sets that hold no secret; every other one sent may be a credential. */
+const PLAIN_HEADERS = new Set(['accept', 'content-type', 'user-agent', 'x-request-id'])
+
+/**
+ * `text` from a remote source with every secret the gateway sent it replaced by [redacted] (issue
+ * 41 class 3): a source that echoes its token into an error message or a challenge must not make
+ * the token the caller's problem text. A bearer or basic value is redacted whole and by its token.
+ */
+export function withoutSentSecrets(text: string, request: UpstreamRequest): string {
+  let out = text
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (PLAIN_HEADERS.has(name.toLowerCase())) continue
+    const token = /^(?:bearer|basic)\s+(.+)$/i.exec(value)?.[1]
+    for (const secret of [value, token]) {
+      if (secret === undefined || secret.length < 4) continue
+      out = out.replaceAll(secret, '[redacted]').replaceAll(JSON.stringify(secret).slice(1, -1), '[redacted]')
+    }
+  }
+  return out
+}
+
+/** A JSON value from a remote source, its sent secrets redacted; undefined if redacting broke it. */
+function withoutSentSecretsIn(value: unknown, request: UpstreamRequest): unknown {
+  if (value === undefined) return undefined
+  try {
+    return JSON.parse(withoutSentSecrets(JSON.stringify(value), request))
+  } catch {
+    return undefined
   }
 }

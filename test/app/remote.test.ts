@@ -4,6 +4,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
+import fc from 'fast-check'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { testApp } from '../helpers/app.js'
@@ -161,6 +162,57 @@ describe('remote tool sources (seed 004) in the gateway', () => {
     assert.match(refused.json().error, /insufficient_scope \(needs scope admin\)/)
     const gone = await app.inject({ method: 'POST', url: '/tools/drupal_gone_method', payload: {} })
     assert.deepEqual([gone.statusCode, gone.json().code], [404, 'TG_ERR_REMOTE_METHOD_NOT_FOUND'])
+  })
+
+  test("a remote source that echoes its token into a challenge, an error or its data never makes it the caller's text (generated tokens)", async (t) => {
+    // What the source answers a call: its token (from the request) quoted back in every field a refusal relays.
+    const echoing = await startUpstream(t, (received, res) => {
+      const url = new URL(received.target, 'http://x')
+      if (url.pathname === '/mcp/tools/list')
+        return json(res, 200, {
+          tools: ['denied', 'failing'].map((name) => ({
+            name,
+            description: name,
+            inputSchema: { type: 'object', properties: {} },
+            annotations: { auth: { level: 'required' } },
+          })),
+        })
+      const sent = String(received.headers.authorization ?? '')
+      const token = sent.replace(/^Bearer /, '')
+      if (url.pathname === '/mcp/tools/denied')
+        return json(res, 401, undefined, {
+          'www-authenticate': `Bearer error="invalid_token", error_description="token ${token} expired", scope="${token}"`,
+        })
+      return json(res, 200, {
+        jsonrpc: '2.0',
+        error: { code: -32000, message: `cannot use ${sent}`, data: { token, sent, nested: [token] } },
+        id: JSON.parse(received.body.toString() || '{}').id ?? null,
+      })
+    })
+    // Tokens a header can carry (issue 41 class 3 checks them at load); no quote, which the challenge syntax ends on.
+    const token = fc
+      .stringMatching(/^[\x21\x23-\x7e]{16,64}$/)
+      .filter((value) => !value.includes('"') && !value.includes('\\'))
+    await fc.assert(
+      fc.asyncProperty(token, async (secret) => {
+        const file = await configWith(
+          `remoteSources:\n  - { id: src, baseUrl: "${echoing.url}", format: jsonrpc-mcp, token: { value: ${JSON.stringify(secret)} } }\n`,
+        )
+        const app = await testApp(t, { TOOLGATE_CONFIG: file })
+        for (const tool of ['src_denied', 'src_failing']) {
+          const res = await app.inject({ method: 'POST', url: `/tools/${tool}`, payload: {} })
+          assert.ok(res.statusCode >= 400, `${tool}: ${res.statusCode}`)
+          assert.ok(!res.body.includes(secret), `${tool} quotes the token: ${res.body.slice(0, 300)}`)
+          assert.ok(
+            !res.body.includes(JSON.stringify(secret).slice(1, -1)),
+            `${tool} quotes the token escaped`,
+          )
+          assert.match(res.body, /\[redacted\]/, `${tool}: the echo is still shown, redacted`)
+        }
+        await app.close()
+      }),
+      { numRuns: 15 },
+    )
   })
 
   test('a required source that fails stops the start with its message; an optional one is reported and the rest serve', async (t) => {
