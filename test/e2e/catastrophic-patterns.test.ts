@@ -223,7 +223,10 @@ test('catastrophic patterns × lengths up to the body limit, through every surfa
     t.diagnostic(`${cases.length} calls; slowest ${JSON.stringify(slowest.slice(0, 3))}`)
     t.diagnostic(`/health: ${JSON.stringify(health)}`)
     assert.deepEqual(health.errors, [], '/health answered every probe')
-    assert.ok(health.max < 1_500, `/health answered within 1.5 s throughout (max ${health.max} ms)`)
+    // V8's engine held /health 10.8 s for 30 characters and for good at 3 KB; RE2's 1 MiB calls cost
+    // ≈ 0.3 s each. The bound leaves room for a busy 2-CPU box (3.2 s seen with the suite and four
+    // builds beside it) and still fails a hang by a wide margin.
+    assert.ok(health.max < 5_000, `/health answered within 5 s throughout (max ${health.max} ms)`)
   }
   assert.ok(slowest[0]!.ms < 5_000, `every call answered within 5 s: ${JSON.stringify(slowest[0])}`)
 
