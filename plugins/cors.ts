@@ -2,7 +2,14 @@ import cors from '@fastify/cors'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import fp from 'fastify-plugin'
 
-/** Headers a browser-based agent or debugger may read (seed 001's and MCP's included). */
+/**
+ * Headers a browser-based agent or debugger may read (seed 001's and MCP's included): every header
+ * the gateway sets or relays that is not CORS-safelisted, else `fetch` reads `null` (issue 42).
+ * WWW-Authenticate carries the 401's resource-metadata URL and scope hints an MCP client's OAuth
+ * flow starts from; RateLimit-* and Retry-After say when to come back; Location, Link and
+ * X-Toolgate-Upstream-Content-Type are the upstream's, relayed by a tool call; Allow names the
+ * methods of a 405.
+ */
 export const EXPOSED_HEADERS = [
   'API-Version',
   'Catalog-Version',
@@ -12,6 +19,14 @@ export const EXPOSED_HEADERS = [
   'Supported-Versions',
   'Mcp-Session-Id',
   'Retry-After',
+  'WWW-Authenticate',
+  'RateLimit-Limit',
+  'RateLimit-Remaining',
+  'RateLimit-Reset',
+  'Location',
+  'Link',
+  'X-Toolgate-Upstream-Content-Type',
+  'Allow',
 ]
 
 const EXPOSED = EXPOSED_HEADERS.join(', ')

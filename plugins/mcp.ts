@@ -137,6 +137,35 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     await calls.run(call, () => serve(request.raw, reply.raw, message))
   }
 
+  /**
+   * A 2025-03-26 batch, through the SDK's legacy transport as a fetch call rather than onto the
+   * socket: it answers a batch of one request with a bare object, and JSON-RPC 2.0 answers every
+   * batch with an array (a client matching answers to its batch expects one).
+   */
+  const viaSdkBatch = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    batch: unknown[],
+    call: McpCall,
+  ) => {
+    const headers = new Headers()
+    for (const [name, value] of Object.entries(request.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value)
+    const web = new Request(new URL(request.url, 'http://gateway'), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(batch),
+    })
+    const response = await calls.run(call, () => legacy(web, { parsedBody: batch }))
+    const text = await response.text()
+    reply.code(response.status)
+    const type = response.headers.get('content-type')
+    if (type) reply.type(type)
+    if (response.status !== 200 || text === '') return reply.send(text === '' ? undefined : text)
+    const answer: unknown = JSON.parse(text)
+    return reply.send(Array.isArray(answer) ? answer : [answer])
+  }
+
   // Not async: a list or server/discover on the fast path is answered within the call, with no
   // promise per request (issue 20); a tool call and the SDK return theirs. Every other answer is
   // sent here, and the handler returns nothing, as Fastify's synchronous handlers do.
@@ -148,13 +177,16 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       reply.code(400).send(rpcError(ProtocolErrorCode.ParseError, `Parse error: ${(err as Error).message}`))
       return
     }
-    const invalid = invalidEnvelope(message)
+    const invalid = Array.isArray(message)
+      ? invalidBatch(message, request.headers['mcp-protocol-version'], argumentDepth)
+      : invalidEnvelope(message)
     if (invalid) {
       reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
       return
     }
     if (request.rateLimited) {
-      answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
+      if (Array.isArray(message)) answerBatchRateLimited(reply, message, request.rateLimited)
+      else answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
       return
     }
     // Arguments are checked at the edge as on every surface, here before the SDK parses them: its
@@ -202,6 +234,7 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       request,
       ...(refused ? { refused } : {}),
     }
+    if (Array.isArray(message)) return viaSdkBatch(request, reply, message, call)
     const fast = options.sdkOnly ? undefined : fastRequest(message, request.headers, call.mode)
     if (fast) {
       // Lists are answered at once (true, or false for a cursor it does not know), a tool call
@@ -230,10 +263,10 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
 
 /**
  * JSON-RPC 2.0: valid JSON that is not a request, notification or response is an Invalid Request
- * (-32600); the SDK would call it a parse error. Batches were removed in MCP 2025-06-18.
+ * (-32600); the SDK would call it a parse error.
  */
 function invalidEnvelope(message: unknown): string | undefined {
-  if (Array.isArray(message)) return 'batches are not supported (MCP 2025-06-18 removed them)'
+  if (Array.isArray(message)) return 'a batch may not hold a batch'
   if (message === null || typeof message !== 'object') return 'the body must be a JSON-RPC 2.0 object'
   const { jsonrpc, method, id } = message as Record<string, unknown>
   if (jsonrpc !== '2.0') return 'jsonrpc must be "2.0"'
@@ -241,6 +274,43 @@ function invalidEnvelope(message: unknown): string | undefined {
     return 'id must be a string or a number'
   const isResponse = 'result' in message || 'error' in message
   if (typeof method !== 'string' && !isResponse) return 'a request needs a method'
+  return undefined
+}
+
+/**
+ * Revisions whose clients may send JSON-RPC batches: 2025-03-26 says a server MUST accept them
+ * (and 2024-11-05 allowed them); 2025-06-18 removed them (issue 42). Their clients send no
+ * MCP-Protocol-Version header (it came with 2025-06-18), and a server that gets none assumes
+ * 2025-03-26 (2025-06-18, "Protocol Version Header"): so a batch is read when the header is
+ * absent or names one of these, and refused when it names a later revision.
+ */
+export const BATCH_REVISIONS: readonly string[] = ['2025-03-26', '2024-11-05']
+/** The SDK's own bound (MAX_BATCH_SIZE): said here first, with the revision rule. */
+export const MCP_MAX_BATCH = 100
+
+function invalidBatch(
+  batch: readonly unknown[],
+  version: unknown,
+  argumentDepth: number,
+): string | undefined {
+  if (version !== undefined && !BATCH_REVISIONS.includes(String(version)))
+    return `batches are not supported on MCP ${String(version).slice(0, 32)} (2025-06-18 removed them); send one message per request, or use 2025-03-26`
+  if (batch.length === 0) return 'an empty batch'
+  if (batch.length > MCP_MAX_BATCH) return `a batch holds at most ${MCP_MAX_BATCH} messages`
+  for (const [index, message] of batch.entries()) {
+    const invalid = invalidEnvelope(message)
+    if (invalid) return `batch message ${index}: ${invalid}`
+    if (isRecord(message) && message.method === 'initialize')
+      return `batch message ${index}: initialize may not be part of a batch (MCP 2025-03-26)`
+    // One refusal per request (McpCall.refused) cannot say which call of a batch it was for: a
+    // batch whose arguments the edge refuses is refused whole, naming the message.
+    const refused = refuseArgumentsEarly(message as McpMessage, argumentDepth)
+    if (refused)
+      return `batch message ${index}: the arguments are refused: ${refused
+        .slice(0, 3)
+        .map((violation) => `${violation.path} ${violation.message}`)
+        .join('; ')}`
+  }
   return undefined
 }
 
@@ -285,6 +355,14 @@ function answerRateLimited(reply: FastifyReply, message: JsonRpcRequest, error: 
       result: { content: [{ type: 'text', text: error.message }], isError: true },
     })
   return reply.code(429).send(rpcError(RATE_LIMITED, error.message, message.id))
+}
+
+/** A batch over its budget: a 429, each request's error in the batch answer (none for notifications). */
+function answerBatchRateLimited(reply: FastifyReply, batch: readonly unknown[], error: { message: string }) {
+  const answers = (batch as JsonRpcRequest[])
+    .filter((message) => message.id !== undefined && message.method !== undefined)
+    .map((message) => rpcError(RATE_LIMITED, error.message, message.id))
+  return answers.length === 0 ? reply.code(429).send() : reply.code(429).send(answers)
 }
 
 /** Server error codes of the JSON-RPC implementation-defined range (-32000 to -32099). */

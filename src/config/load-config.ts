@@ -11,6 +11,7 @@ import {
   type RemoteSourceOptions,
 } from '../catalog/remote-source.js'
 import { deepFreeze } from '../util/deep-freeze.js'
+import { isRecord } from '../util/is-record.js'
 import { resolveAccess } from './resolve-access.js'
 import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
 import {
@@ -222,7 +223,8 @@ export function remoteReadLimits(config: GatewayConfig): RemoteReadOptions {
 }
 
 /** Environment values are strings: Ajv coerces them to the schema's integers while validating. */
-const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false })
+// verbose: an error carries its schema, so a union's forms and a key's `problem` can be told.
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, strict: false, verbose: true })
 
 function pickEnv(rawEnv: Readonly<Record<string, string | undefined>>): Record<string, unknown> {
   const picked: Record<string, unknown> = {}
@@ -258,12 +260,88 @@ function validate<T>(schema: TSchema, value: unknown, prefix: string): T {
   const check = ajv.compile(schema)
   if (check(value)) return value as T
   const problems = new Map<string, string>()
+  const { dropped, forms } = readUnions(check.errors ?? [])
   for (const error of check.errors ?? []) {
+    if (dropped.has(error)) continue
     const where = locate(error)
     if (problems.has(where)) continue
-    problems.set(where, `${prefix}${where}: ${explain(error)}`)
+    problems.set(where, `${prefix}${where}: ${forms.get(error) ?? explain(error)}`)
   }
   throw new ConfigError([...problems.values()])
+}
+
+/** A union's problems that are the shape of the value itself, not of something inside it. */
+const SHAPE_KEYWORDS = new Set(['type', 'required', 'additionalProperties', 'const', 'enum'])
+
+/**
+ * A value that fits no branch of a union (`anyOf`: a secret source, a token, a credential) gets
+ * Ajv's errors for every branch, and the first said "unknown key" of a key another branch takes,
+ * or "must be object" of a string (issue 42). Instead: when the value has the shape of one branch
+ * (its keys and type fit), that branch's errors alone (`sha256: must be 64 hex characters`);
+ * when it has none, one problem naming every form the union takes (`{ env }, { file }, { value }`).
+ * Nested unions at the same place (a credential's secret source) count as their branches.
+ */
+function readUnions(errors: readonly ErrorObject[]) {
+  const dropped = new Set<ErrorObject>()
+  const forms = new Map<ErrorObject, string>()
+  const unions = errors
+    .filter((error) => error.keyword === 'anyOf')
+    .sort((a, b) => a.schemaPath.length - b.schemaPath.length)
+  for (const union of unions) {
+    if (dropped.has(union)) continue
+    const within = errors.filter((error) => error.schemaPath.startsWith(`${union.schemaPath}/`))
+    const branches = leafBranches(union.schema as unknown[], union.schemaPath).map((branch) => {
+      const own = within.filter((error) => error.schemaPath.startsWith(`${branch.path}/`))
+      const misfit = own.some(
+        (error) => error.instancePath === union.instancePath && SHAPE_KEYWORDS.has(error.keyword),
+      )
+      return { ...branch, own, misfit }
+    })
+    const fitting = branches.filter((branch) => !branch.misfit).sort((a, b) => a.own.length - b.own.length)
+    const kept = new Set(fitting[0]?.own ?? [])
+    for (const error of within) if (!kept.has(error)) dropped.add(error)
+    if (fitting.length === 0)
+      forms.set(
+        union,
+        `must be ${orList(branches.map((branch) => describeForm(branch.schema)))}, not ${given(union.data)}`,
+      )
+    else dropped.add(union)
+  }
+  return { dropped, forms }
+}
+
+/** A union's branches, nested unions flattened: each with its schema and its Ajv schema path. */
+function leafBranches(schemas: readonly unknown[], path: string): { schema: unknown; path: string }[] {
+  return schemas.flatMap((schema, index) => {
+    const branchPath = `${path}/${index}`
+    const nested = isRecord(schema) && Array.isArray(schema.anyOf) ? schema.anyOf : undefined
+    return nested ? leafBranches(nested, `${branchPath}/anyOf`) : [{ schema, path: branchPath }]
+  })
+}
+
+/** `{ env }`, `{ username, password }`, `a string`, `false`: a branch as a configuration writes it. */
+function describeForm(schema: unknown): string {
+  if (!isRecord(schema)) return 'a value'
+  if ('const' in schema) return JSON.stringify(schema.const)
+  if (isRecord(schema.properties)) return `{ ${Object.keys(schema.properties).join(', ')} }`
+  return typeof schema.type === 'string' ? `a ${schema.type}` : 'a value'
+}
+
+/** What the configuration holds instead: its type, or an object's keys (names only, never values). */
+function given(data: unknown): string {
+  if (Array.isArray(data)) return 'a list'
+  if (data === null) return 'null'
+  if (isRecord(data)) {
+    const keys = Object.keys(data)
+    if (keys.length === 0) return 'an empty object'
+    const shown = keys.slice(0, 4).map((key) => key.slice(0, 40))
+    return `{ ${shown.join(', ')}${keys.length > shown.length ? ', …' : ''} }`
+  }
+  return `a ${typeof data}`
+}
+
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items.at(-1)}`
 }
 
 function locate(error: ErrorObject): string {
@@ -273,6 +351,9 @@ function locate(error: ErrorObject): string {
 }
 
 function explain(error: ErrorObject): string {
+  // A key's own words for what is wrong with it (schema.ts: `problem`), rather than its pattern.
+  const problem = isRecord(error.parentSchema) ? error.parentSchema.problem : undefined
+  if (typeof problem === 'string' && error.keyword !== 'additionalProperties') return problem
   if (error.keyword === 'additionalProperties') return 'unknown key'
   if (error.keyword === 'enum')
     return `must be one of ${(error.params.allowedValues as unknown[]).join(', ')}`

@@ -213,7 +213,15 @@ const RateLimitSchema = Type.Union([
 const TokenSource = Type.Union([
   SecretSource,
   Type.Object(
-    { sha256: Type.String({ pattern: '^[0-9a-fA-F]{64}$', description: 'hex SHA-256 of the token' }) },
+    {
+      sha256: Type.String({
+        pattern: '^[0-9a-fA-F]{64}$',
+        description: 'hex SHA-256 of the token',
+        // load-config.ts says this rather than the pattern (issue 42).
+        problem:
+          'must be 64 hex characters (0-9, a-f): the SHA-256 of the token, as `toolgate token new` prints it',
+      }),
+    },
     { additionalProperties: false },
   ),
 ])

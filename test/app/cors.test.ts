@@ -7,7 +7,7 @@ import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { EXPOSED_HEADERS } from '../../plugins/cors.js'
-import { configFile, testApp } from '../helpers/app.js'
+import { configFile, exampleApp, testApp } from '../helpers/app.js'
 
 const EXPOSED = EXPOSED_HEADERS.join(', ')
 
@@ -104,4 +104,126 @@ describe('CORS', () => {
       { numRuns: 30 },
     )
   })
+
+  test('property: every header a browser client needs is exposed, on every kind of answer (issue 42)', async (t) => {
+    const { app } = await exampleApp(
+      t,
+      [
+        'publicUrl: http://localhost:3000',
+        'clients:',
+        `  - id: tiny`,
+        `    token: { value: ${TOKEN} }`,
+        '    tools: ["*"]',
+        '    rateLimit: { max: 1000, windowSeconds: 60 }',
+        '',
+      ].join('\n'),
+    )
+    const etag = (await app.inject('/discovery')).headers.etag as string
+    const authorized = { authorization: `Bearer ${TOKEN}` }
+    const mcpBody = (method: string) => ({
+      method: 'POST' as const,
+      url: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      payload: { jsonrpc: '2.0', id: 1, method, params: {} },
+    })
+    // One request of each kind the gateway answers: documents, 304s, 401s with a challenge, tool
+    // calls relaying the upstream's headers, MCP, 405s, 404s, health and the session manifest.
+    const kinds: InjectOptions[] = [
+      { url: '/discovery' },
+      { url: '/discovery', headers: { 'if-none-match': etag } },
+      { url: '/openai.json', headers: authorized },
+      mcpBody('tools/list'),
+      {
+        ...mcpBody('tools/list'),
+        headers: { ...mcpBody('tools/list').headers, authorization: 'Bearer wrong' },
+      },
+      { ...mcpBody('tools/list'), headers: { ...mcpBody('tools/list').headers, ...authorized } },
+      { method: 'GET', url: '/mcp', headers: authorized },
+      { method: 'POST', url: '/tools/tickets_get_ticket', payload: { ticketId: 'T-1001' } },
+      {
+        method: 'POST',
+        url: '/tools/tickets_get_ticket',
+        headers: authorized,
+        payload: { ticketId: 'T-1001' },
+      },
+      {
+        method: 'POST',
+        url: '/tools/tickets_get_ticket',
+        headers: authorized,
+        payload: { ticketId: 'T-NONE' },
+      },
+      { method: 'POST', url: '/tools/tickets_list_tickets', headers: authorized, payload: {} },
+      { url: '/.well-known/oauth-protected-resource' },
+      { url: '/no/such/route', headers: authorized },
+      { url: '/health' },
+      { url: '/ready' },
+      { url: '/version' },
+      { method: 'POST', url: '/api/sessions', headers: authorized, payload: { profile: 'discover' } },
+    ]
+    const seen = new Set<string>()
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...kinds), fc.boolean(), async (options, fromBrowser) => {
+        const headers = {
+          ...(options.headers as object),
+          ...(fromBrowser ? { origin: 'http://localhost:5173' } : {}),
+        }
+        const res = await app.inject({ ...options, headers })
+        const exposed = new Set(
+          String(res.headers['access-control-expose-headers'] ?? '')
+            .split(',')
+            .map((name) => name.trim().toLowerCase()),
+        )
+        for (const name of Object.keys(res.headers)) {
+          seen.add(name)
+          if (NOT_FOR_SCRIPTS.has(name) || name.startsWith('access-control-')) continue
+          assert.ok(
+            exposed.has(name),
+            `${options.method ?? 'GET'} ${options.url} (${res.statusCode}): ${name} is not exposed`,
+          )
+        }
+      }),
+      { numRuns: 80 },
+    )
+    for (const needed of [
+      'www-authenticate',
+      'ratelimit-limit',
+      'ratelimit-remaining',
+      'ratelimit-reset',
+      'api-version',
+      'catalog-version',
+      'x-request-id',
+      'etag',
+    ])
+      assert.ok(seen.has(needed), `no answer carried ${needed}: the property did not cover it`)
+  })
 })
+
+const TOKEN = 'cors-client-token-000042'
+
+/**
+ * What a script need not read: CORS-safelisted names (always readable), hop-by-hop and the
+ * browser's own security headers.
+ */
+const NOT_FOR_SCRIPTS = new Set([
+  'cache-control',
+  'content-language',
+  'content-length',
+  'content-type',
+  'expires',
+  'last-modified',
+  'pragma',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'vary',
+  'content-encoding',
+  'x-content-type-options',
+  'content-security-policy',
+  'referrer-policy',
+  'x-frame-options',
+  'cross-origin-opener-policy',
+  'cross-origin-resource-policy',
+  'strict-transport-security',
+  'permissions-policy',
+])
