@@ -141,9 +141,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         durationSeconds: (performance.now() - started) / 1000,
       })
       if ('failure' in result) return failed(result, tool, request.origin)
-      return (
-        (jsonrpc && fromJsonRpcResponse(result, tool, request)) || answered(result, request.origin)
-      )
+      return (jsonrpc && fromJsonRpcResponse(result, tool, request)) || answered(result, request.origin)
     },
 
     // Nothing is sent, so a tool that needs approval is shown, not refused: the answer says
