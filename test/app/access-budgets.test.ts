@@ -3,17 +3,12 @@
 // (IPv6: its /64) and, past their budget, are refused before the token is verified; refusals are
 // logged at a bounded rate. Addresses and tokens generated with fast-check.
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
-import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { base64url } from 'jose'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config/load-config.js'
-import { configFile, exampleApp } from '../helpers/app.js'
+import { configFile, exampleApp, loggedApp } from '../helpers/app.js'
 import { startAuthServer } from '../helpers/auth-server.js'
-import { fromRoot } from '../helpers/paths.js'
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus.js'
 
 const GATEWAY = 'https://gateway.test'
@@ -182,18 +177,7 @@ clients:
 describe('refusals are logged at a bounded rate', () => {
   test('a flood of generated bad tokens writes at most 10 lines a second per reason, counting the rest', async (t) => {
     const lines: string[] = []
-    const config = await loadConfig(
-      { SPECS_DIR: fromRoot('specs'), LOG_LEVEL: 'info', TOOLGATE_CONFIG: await configFile(TINY_CLIENT) },
-      (path) => readFile(path, 'utf8'),
-    )
-    const stream = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk))
-        done()
-      },
-    })
-    const app = await buildApp({ config, logger: { level: 'info', stream } })
-    t.after(() => app.close())
+    const app = await loggedApp(t, lines, { TOOLGATE_CONFIG: await configFile(TINY_CLIENT) })
     const started = Date.now()
     let sent = 0
     await fc.assert(

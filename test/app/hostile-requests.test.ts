@@ -2,31 +2,11 @@
 // error — a 4xx naming what was wrong, never a 500 — and session codes (bearer secrets) never reach
 // a log line, however they are sent. Generated with fast-check over every session route.
 import assert from 'node:assert/strict'
-import { readFile } from 'node:fs/promises'
-import { Writable } from 'node:stream'
 import { describe, test } from 'node:test'
 import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../src/app.js'
-import { loadConfig } from '../../src/config/load-config.js'
 import { redactUrl } from '../../src/util/redact-url.js'
-import { fromRoot } from '../helpers/paths.js'
-
-/** The app over the shipped specs, logging at info into `lines` (as production logs). */
-async function loggedApp(t: { after(fn: () => Promise<unknown>): void }, lines: string[]) {
-  const config = await loadConfig({ SPECS_DIR: fromRoot('specs'), LOG_LEVEL: 'info' }, (path) =>
-    readFile(path, 'utf8'),
-  )
-  const stream = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk))
-      done()
-    },
-  })
-  const app = await buildApp({ config, logger: { level: 'info', stream } })
-  t.after(() => app.close())
-  return app
-}
+import { loggedApp } from '../helpers/app.js'
 
 /** No 5xx; a JSON error body with a message, not longer than `maxBytes` (nothing big echoed back). */
 function assertClientError(res: LightMyRequestResponse, what: string, maxBytes = 1_024) {

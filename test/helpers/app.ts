@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { Writable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import { EXAMPLE_UPSTREAM_DEFAULTS, startExampleUpstream } from '../../examples/upstream/server.js'
 import { buildApp } from '../../src/app.js'
@@ -25,6 +26,26 @@ export async function testApp(
     readFile(path, 'utf8'),
   )
   const app = await buildApp({ config, ...(reader ? { reader } : {}) })
+  t.after(() => app.close())
+  return app
+}
+
+/** The app over the shipped specs, logging at info into `lines` (as production logs); closed after the test. */
+export async function loggedApp(
+  t: { after(fn: () => Promise<unknown>): void },
+  lines: string[],
+  env: Record<string, string> = {},
+): Promise<FastifyInstance> {
+  const config = await loadConfig({ SPECS_DIR: fromRoot('specs'), LOG_LEVEL: 'info', ...env }, (path) =>
+    readFile(path, 'utf8'),
+  )
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk))
+      done()
+    },
+  })
+  const app = await buildApp({ config, logger: { level: 'info', stream } })
   t.after(() => app.close())
   return app
 }
