@@ -129,7 +129,7 @@ const PATH_CHARS = 200
  * A 2xx result of a tool with an output schema whose answer breaks it, made one every client
  * accepts (issue 42). MCP says structuredContent MUST conform, and the SDK clients (1.x, 2.x, and
  * the frameworks on them) throw on a result that has none or one that does not, unless it is an
- * error; an error it is not (LangChain's adapter throws on those), the upstream answered. So:
+ * error; an error it is not (frameworks treat those as failed calls), the upstream answered. So:
  * `isError: false`, the answer's content unchanged (the whole answer, as text), a second text
  * that states the mismatch, and as structuredContent the part that matches (`{}` for an answer
  * that is no JSON object, or when too much of it breaks the schema). `part` is what
@@ -140,10 +140,11 @@ export function conformResult(
   conformed: ConformingPart | undefined,
   mismatch: Violation,
 ): McpCallResult {
+  // renderCallResult's key order (the SDK's too), so the fast path's bytes stay the SDK path's.
   return {
-    ...result,
     content: [...result.content, { type: 'text', text: mismatchNote(conformed, mismatch) }],
     structuredContent: conformed?.part ?? {},
+    isError: result.isError,
   }
 }
 
