@@ -2,7 +2,13 @@ import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Catalog, Tool } from '../src/catalog/index.js'
 import { type CallSignal, invalidArguments, type Violation } from '../src/executor/index.js'
-import { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from '../src/formats/index.js'
+import {
+  conformResult,
+  type McpCallResult,
+  type McpTool,
+  renderCallResult,
+  renderMcpTools,
+} from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { memoPerOwner } from '../src/util/memo.js'
@@ -128,22 +134,25 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
       request.log.info({ tool: tool.id, status: outcome.status, client, via: 'mcp' }, 'tool call')
     const result = renderCallResult(outcome, tool.wireName)
     const mismatch = outputMismatch(tool, result, snapshot)
-    if (mismatch) {
-      fastify.gatewayMetrics.outputMismatch(tool.serviceId)
-      request.log.info(
-        { tool: tool.id, pointer: mismatch.path, problem: mismatch.message, client, via: 'mcp' },
-        'tool answer does not match its output schema; passed on unchanged',
-      )
-    }
-    return result
+    if (!mismatch) return result
+    fastify.gatewayMetrics.outputMismatch(tool.serviceId)
+    request.log.info(
+      { tool: tool.id, pointer: mismatch.path, problem: mismatch.message, client, via: 'mcp' },
+      'tool answer does not match its output schema; passed on as text, its matching part as structuredContent',
+    )
+    const conformed =
+      result.structuredContent === undefined
+        ? undefined
+        : snapshot.outputValidator.conformingPart(tool, result.structuredContent)
+    return conformResult(result, conformed, mismatch)
   }
   return { visible, tools, byName, callTool }
 }
 
 /**
  * How a success answer breaks the output schema the tool advertised, or undefined. An answer that
- * is no JSON object (empty, text, an array) carries no structuredContent, which clients holding an
- * output schema refuse: counted too, and passed on as text (docs/catalog.md "Typed results").
+ * is no JSON object (empty, text, an array) has no structuredContent, which clients holding an
+ * output schema refuse: a mismatch too (docs/catalog.md "Typed results").
  */
 function outputMismatch(tool: Tool, result: McpCallResult, snapshot: CatalogSnapshot): Violation | undefined {
   if (result.isError || !('schema' in tool.structuredOutput)) return undefined

@@ -116,7 +116,7 @@ const ServiceSchema = Type.Object(
     outputSchemas: Type.Optional(
       Type.Boolean({
         description:
-          'false: MCP tools/list offers no outputSchema for this service (an upstream whose answers break its spec); structuredContent is still sent',
+          'false: MCP tools/list offers no outputSchema for this service (an upstream whose answers break its spec); answers are sent unchanged, structuredContent included',
       }),
     ),
     opal: Type.Optional(

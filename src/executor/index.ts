@@ -27,4 +27,9 @@ export type {
 } from './types.js'
 export { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from './upstream-client.js'
 export { type ArgumentValidator, createArgumentValidator } from './validate-arguments.js'
-export { createOutputValidator, type OutputValidator } from './validate-output.js'
+export {
+  type ConformingPart,
+  createOutputValidator,
+  MAX_LEFT_OUT,
+  type OutputValidator,
+} from './validate-output.js'

@@ -20,7 +20,13 @@ export {
   type ManifestVersion,
   renderManifest,
 } from './manifest.js'
-export { type McpCallResult, type McpTool, renderCallResult, renderMcpTools } from './mcp.js'
+export {
+  conformResult,
+  type McpCallResult,
+  type McpTool,
+  renderCallResult,
+  renderMcpTools,
+} from './mcp.js'
 export { type McpContext, renderMcpContext } from './mcp-context.js'
 export { type OpalDiscovery, type OpalOptions, renderOpalDiscovery } from './opal.js'
 export {

@@ -1,5 +1,6 @@
 import type { Catalog, Tool } from '../catalog/types.js'
-import type { ToolOutcome } from '../executor/types.js'
+import type { ToolOutcome, Violation } from '../executor/types.js'
+import type { ConformingPart } from '../executor/validate-output.js'
 import { toolDescription } from './opal.js'
 import { viewTools } from './openai.js'
 import { openAIStrictSchema } from './target-schema.js'
@@ -72,9 +73,8 @@ function annotationsOf(tool: Tool): McpTool['annotations'] {
 
 /**
  * An executor outcome as a tools/call result (SPEC §2 MCP): the body as text, plus
- * `structuredContent` when it is a JSON object (2xx only, unchanged, whether or not it matches
- * the tool's output schema: the gateway counts a mismatch, it does not judge the answer); images
- * and audio as such; other bytes as a blob.
+ * `structuredContent` when it is a JSON object (2xx only, unchanged; a tool with an output schema
+ * then goes through conformResult); images and audio as such; other bytes as a blob.
  * Upstream failures, refusals and invalid arguments are `isError: true` results with a text
  * that says what to do (2025-11-25: input validation errors are tool results, not protocol errors).
  */
@@ -119,6 +119,48 @@ export function renderCallResult(outcome: ToolOutcome, toolName: string): McpCal
       }
     }
   }
+}
+
+/** How many paths a mismatch note lists, each cut at PATH_CHARS: the keys are the upstream's. */
+const LISTED_PATHS = 5
+const PATH_CHARS = 200
+
+/**
+ * A 2xx result of a tool with an output schema whose answer breaks it, made one every client
+ * accepts (issue 42). MCP says structuredContent MUST conform, and the SDK clients (1.x, 2.x, and
+ * the frameworks on them) throw on a result that has none or one that does not, unless it is an
+ * error; an error it is not (frameworks treat those as failed calls), the upstream answered. So:
+ * `isError: false`, the answer's content unchanged (the whole answer, as text), a second text
+ * that states the mismatch, and as structuredContent the part that matches (`{}` for an answer
+ * that is no JSON object, or when too much of it breaks the schema). `part` is what
+ * OutputValidator.conformingPart kept; `mismatch` is the first violation.
+ */
+export function conformResult(
+  result: McpCallResult,
+  conformed: ConformingPart | undefined,
+  mismatch: Violation,
+): McpCallResult {
+  // renderCallResult's key order (the SDK's too), so the fast path's bytes stay the SDK path's.
+  return {
+    content: [...result.content, { type: 'text', text: mismatchNote(conformed, mismatch) }],
+    structuredContent: conformed?.part ?? {},
+    isError: result.isError,
+  }
+}
+
+function mismatchNote(conformed: ConformingPart | undefined, mismatch: Violation): string {
+  const head = 'toolgate: the upstream answered, but not as its spec says'
+  if (!conformed)
+    return `${head}: the answer is no JSON object. It is passed on above as it came; structuredContent is empty ({}).`
+  const listed = (conformed.leftOut.length > 0 ? conformed.leftOut : [mismatch])
+    .slice(0, LISTED_PATHS)
+    .map((v) => `${v.path.slice(0, PATH_CHARS)} ${v.message}`)
+  const more = conformed.leftOut.length - listed.length
+  const where = `${listed.join('; ')}${more > 0 ? `; and ${more} more` : ''}`
+  const kept = conformed.emptied
+    ? 'structuredContent is empty ({})'
+    : 'structuredContent is the answer without those values'
+  return `${head} (output schema): ${where}. The whole answer is the text above; ${kept}.`
 }
 
 function parseJson(text: string): unknown {

@@ -225,32 +225,41 @@ async function rawCall(app: FastifyInstance, name: string) {
 }
 
 describe('an upstream that breaks its spec', () => {
-  test('a field of the wrong type reaches the client unchanged and is counted for its service', async (t) => {
+  test('a field of the wrong type: the whole answer as text, the part that matches as structuredContent, counted', async (t) => {
     const { app, set } = await lyingService(t)
     const result = await rawCall(app, 'lie_get_thing')
     assert.equal(result.isError, false)
-    assert.deepEqual(result.structuredContent, { id: 42, name: 'widget', extra: [1, 2] })
+    // Issue 42: structuredContent conforms (MCP: MUST), so no client throws; nothing is lost.
+    assert.deepEqual(result.structuredContent, { name: 'widget', extra: [1, 2] })
     assert.equal(result.content[0]!.text, '{"id":42,"name":"widget","extra":[1,2]}')
+    assert.match(result.content[1]!.text, /not as its spec says.*\/id must be string,null/)
     assert.equal(await mismatches(app, 'lie'), 1)
-    // An answer that is no JSON object cannot be structuredContent: text only, counted too.
+    // An answer that is no JSON object: the text as it came, structuredContent empty, counted too.
     set('[1,2,3]')
     const array = await rawCall(app, 'lie_get_thing')
-    assert.equal(array.structuredContent, undefined)
+    assert.deepEqual(array.structuredContent, {})
     assert.equal(array.content[0]!.text, '[1,2,3]')
+    assert.match(array.content[1]!.text, /no JSON object/)
     set('plain words', 'text/plain')
     assert.equal((await rawCall(app, 'lie_get_thing')).content[0]!.text, 'plain words')
     assert.equal(await mismatches(app, 'lie'), 3)
     // What matches (nulls and unknown fields included: the schema is lenient) is not counted.
     set('{"id":null,"more":true}')
-    assert.deepEqual((await rawCall(app, 'lie_get_thing')).structuredContent, { id: null, more: true })
+    const fine = await rawCall(app, 'lie_get_thing')
+    assert.deepEqual(fine.structuredContent, { id: null, more: true })
+    assert.equal(fine.content.length, 1)
     assert.equal(await mismatches(app, 'lie'), 3)
   })
 
-  test('the SDK client refuses the lie itself: that is what services.<id>.outputSchemas: false is for', async (t) => {
+  test('the SDK clients take the lie without throwing (they threw before issue 42)', async (t) => {
     const { app } = await lyingService(t)
-    const client = await clientV1(t, app)
-    await client.listTools()
-    await assert.rejects(client.callTool({ name: 'lie_get_thing', arguments: {} }), /structured content/i)
+    for (const connect of [clientV1, clientV2]) {
+      const client = await connect(t, app)
+      await client.listTools()
+      const result = (await client.callTool({ name: 'lie_get_thing', arguments: {} })) as CallResult
+      assert.equal(result.isError, false)
+      assert.deepEqual(result.structuredContent, { name: 'widget', extra: [1, 2] })
+    }
   })
 
   test('outputSchemas: false lists no outputSchema, still sends structuredContent, counts nothing', async (t) => {
