@@ -1,6 +1,7 @@
 import { isRecord } from '../util/is-record.js'
 import { childPointer } from '../util/json-pointer.js'
 import { readParameterCliName } from './extensions.js'
+import { UNCARRIED_HEADERS } from './gateway-headers.js'
 import { type ArgumentCandidate, parameterCandidate } from './input-schema.js'
 import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
@@ -13,8 +14,6 @@ const DEFAULT_STYLE: Record<ParameterLocation, string> = {
   header: 'simple',
   cookie: 'form',
 }
-/** OpenAPI: header parameters with these names "SHALL be ignored"; the gateway sets them. */
-const RESERVED_HEADERS = new Set(['accept', 'content-type', 'authorization'])
 
 export interface DerivedParameters {
   readonly parameters: Parameter[]
@@ -58,7 +57,7 @@ export function deriveParameters(
         defs,
       )
       if (!derived) return
-      const key = `${derived.parameter.in}:${derived.parameter.name}`
+      const key = parameterKey(derived.parameter)
       if (seenHere.has(key)) {
         sink.warn(
           'parameter-invalid',
@@ -101,7 +100,16 @@ function deriveParameter(
     )
     return undefined
   }
-  if (location === 'header' && RESERVED_HEADERS.has(node.name.toLowerCase())) return undefined
+  const uncarried = location === 'header' ? UNCARRIED_HEADERS.get(node.name.toLowerCase()) : undefined
+  if (uncarried !== undefined) {
+    // Left out, and said so: an advertised argument the executor drops is a call silently changed.
+    sink.warn(
+      'parameter-header-uncarried',
+      pointer,
+      `header parameter ${node.name} is no argument: ${uncarried}`,
+    )
+    return undefined
+  }
   if (location === 'path' && !variables.includes(node.name)) {
     sink.warn(
       'parameter-invalid',
@@ -167,6 +175,14 @@ function nonEmptySegment(schema: Parameter['schema']): Parameter['schema'] {
 function collect(normalized: { schema: Parameter['schema']; defs: ReadonlySet<string> }, defs: Set<string>) {
   for (const def of normalized.defs) defs.add(def)
   return normalized.schema
+}
+
+/**
+ * A parameter's identity, (in, name): a header's name in lower case, since HTTP compares header
+ * names so (`X-Request-Id` at the path and `x-request-id` at the operation are one header).
+ */
+function parameterKey(parameter: Parameter): string {
+  return `${parameter.in}:${parameter.in === 'header' ? parameter.name.toLowerCase() : parameter.name}`
 }
 
 /** `{name}` variables of a path template, fragment excluded. */

@@ -419,7 +419,10 @@ function createWalker(
       'the root closes itself or requires properties that only its oneOf/anyOf branches declare; the required names move into those branches',
     )
     const key = schema.oneOf ? 'oneOf' : 'anyOf'
-    const { additionalProperties: _, required: __, ...rest } = schema
+    // Only a closing `false` goes: a schema-valued additionalProperties declares the names that
+    // stay required for it (issue 42 class 7), and is the spec's rule for the branches' others.
+    const { required: __, ...rest } = schema
+    if (rest.additionalProperties === false) delete rest.additionalProperties
     const moved = branches.map((branch, i) => {
       const own = required.filter((name) => !staying.includes(name) && declared[i]!.has(name))
       const names = [...new Set([...((branch.required as string[] | undefined) ?? []), ...own])]
@@ -666,8 +669,8 @@ function scopeKey(ref: string, scope: Scope): string {
 }
 
 /**
- * Property names a schema declares for its instance: its own properties and, following local
- * references, its allOf members' and oneOf/anyOf branches'.
+ * Property names a schema declares for its request instance: its own properties but the read-only
+ * ones and, following local references, its allOf members' and oneOf/anyOf branches'.
  */
 function declaredNames(schema: unknown, document: unknown, depth = 0): Set<string> {
   const node =
@@ -675,7 +678,9 @@ function declaredNames(schema: unknown, document: unknown, depth = 0): Set<strin
       ? resolvePointer(document, schema.$ref)
       : schema
   if (!isRecord(node) || depth > 8) return new Set()
-  const names = new Set(Object.keys(referencedMap(node.properties, document)))
+  const names = new Set<string>()
+  for (const [name, property] of Object.entries(referencedMap(node.properties, document)))
+    if (!isReadOnly(property, document)) names.add(name)
   const members = [
     ...(Array.isArray(node.allOf) ? node.allOf : []),
     ...(Array.isArray(node.oneOf) ? node.oneOf : []),
@@ -683,6 +688,20 @@ function declaredNames(schema: unknown, document: unknown, depth = 0): Set<strin
   ]
   for (const member of members) for (const name of declaredNames(member, document, depth + 1)) names.add(name)
   return names
+}
+
+/**
+ * A read-only property (its own schema's, or its reference's): the server sets it, so a request
+ * schema leaves it out and declares no such name for a member's or a branch's `required` to keep
+ * (issue 42 class 7: allOf over a component whose `id` is read-only and required).
+ */
+function isReadOnly(property: unknown, document: unknown): boolean {
+  if (!isRecord(property)) return false
+  if (property.readOnly === true) return true
+  const ref = property.$ref
+  if (typeof ref !== 'string' || !ref.startsWith('#')) return false
+  const target = resolvePointer(document, ref)
+  return isRecord(target) && target.readOnly === true
 }
 
 /** A `properties` value, or the map it points at when it is written as one `$ref` (see propertiesMap). */

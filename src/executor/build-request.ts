@@ -1,4 +1,5 @@
 import type { FormData } from 'undici'
+import { UNCARRIED_HEADERS } from '../catalog/gateway-headers.js'
 import { firstOrigin } from '../catalog/server-origin.js'
 import type { Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
@@ -40,22 +41,11 @@ export interface RequestContext {
   readonly redactCredentials?: boolean
 }
 
-/** Headers an argument may never set: the gateway owns framing, routing and credentials. */
-const GATEWAY_HEADERS = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'expect',
-  'proxy-authorization',
-  'authorization',
-  'cookie',
-])
+/**
+ * Headers an argument may never set: the gateway owns framing, routing and credentials. The
+ * catalog leaves such parameters out of every tool (gateway-headers.ts); this is the second fence.
+ */
+const GATEWAY_HEADERS: ReadonlySet<string> = new Set(UNCARRIED_HEADERS.keys())
 
 /** A forwarded bearer token: visible ASCII, no spaces (RFC 6750's b64token is stricter; real tokens vary). */
 const BEARER_TOKEN = /^[\x21-\x7e]+$/
@@ -128,8 +118,11 @@ export function buildRequest(
   if (cookieHeader) headers.cookie = cookieHeader
   if (body?.contentType) headers['content-type'] = body.contentType
   headers.accept ??= 'application/json, text/plain;q=0.9, */*;q=0.8'
-  headers['user-agent'] = context.userAgent
-  if (context.requestId) headers['x-request-id'] = context.requestId
+  // A User-Agent or X-Request-Id the spec declares and the caller gave is the upstream's to read
+  // (GitHub asks for a User-Agent naming the app; an X-Request-Id is often an idempotency or
+  // correlation key): the gateway's own go out only when no argument set them (issue 42 class 7).
+  headers['user-agent'] ??= context.userAgent
+  if (context.requestId) headers['x-request-id'] ??= context.requestId
   const base = baseOf(context.baseUrl)
   const search = (auth.query.length > 0 ? query.concat(auth.query) : query).join('&')
   return {

@@ -1,6 +1,7 @@
 import { FormData } from 'undici/lib/web/fetch/formdata.js'
 import type { JsonSchema, PropertyEncoding, Tool } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
+import { getOwn } from '../util/own.js'
 import { bracketPairs, encodeValue, scalarText } from './serialize-parameters.js'
 import type { Violation } from './types.js'
 
@@ -53,14 +54,16 @@ function formUrlEncoded(value: unknown, encodings: Readonly<Record<string, Prope
   const parts: string[] = []
   for (const [name, item] of Object.entries(value)) {
     if (item === undefined || item === null) continue
-    const encoding = encodings[name] ?? {}
+    const encoding = getOwn(encodings, name) ?? {}
     const nested =
       isRecord(item) || (Array.isArray(item) && item.some((i) => isRecord(i) || Array.isArray(i)))
     if (nested || encoding.style === 'deepObject') {
-      for (const [key, text] of bracketPairs(name, item)) parts.push(`${key}=${encodeValue(text)}`)
+      for (const [key, text] of bracketPairs(name, item, true)) parts.push(`${key}=${encodeValue(text)}`)
     } else if (Array.isArray(item)) {
       const items = item.map((i) => encodeValue(scalarText(i)))
-      if (encoding.explode === false) parts.push(`${encodeValue(name)}=${items.join(',')}`)
+      // An empty list exploded would be no pair at all: `name=` says it was given, and empty.
+      if (encoding.explode === false || items.length === 0)
+        parts.push(`${encodeValue(name)}=${items.join(',')}`)
       else for (const text of items) parts.push(`${encodeValue(name)}=${text}`)
     } else {
       parts.push(`${encodeValue(name)}=${encodeValue(scalarText(item))}`)
@@ -90,8 +93,8 @@ function multipart(
   )
   for (const [name, item] of Object.entries(value)) {
     if (item === undefined || item === null) continue
-    const declared = encodings[name]?.contentType
-    const schema = properties[keyFor.get(name) ?? name] ?? {}
+    const declared = getOwn(encodings, name)?.contentType
+    const schema = getOwn(properties, keyFor.get(name) ?? name) ?? {}
     const at = `/${keyFor.get(name) ?? name}`
     const items = isRecord(schema.items) ? (schema.items as JsonSchema) : undefined
     if (schema.contentEncoding === 'base64') {

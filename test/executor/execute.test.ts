@@ -389,7 +389,11 @@ describe('credentials (SPEC §3 step 3)', () => {
       400,
       'OpenAPI ignores an Authorization header parameter: it is no argument',
     )
-    assert.equal((await call('s:public', { Host: 'evil.example.com', Cookie: 'admin=1' })).status, 200)
+    // Issue 42 class 7: Host and Cookie are no arguments either (the catalog says so), so the call
+    // is refused rather than sent with the arguments silently dropped.
+    assert.equal((await call('s:public', { Host: 'evil.example.com', Cookie: 'admin=1' })).status, 400)
+    assert.equal(upstream.received.length, 0)
+    assert.equal((await call('s:public', {})).status, 200)
     const [received] = upstream.received
     assert.equal(received?.headers.host, new URL(upstream.url).host)
     assert.equal(received?.headers.cookie, undefined)
