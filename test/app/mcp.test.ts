@@ -127,12 +127,15 @@ describe('MCP over raw HTTP', () => {
     const bad = await app.inject({ method: 'POST', url: '/mcp', headers, payload: '{"jsonrpc":' })
     assert.equal(bad.statusCode, 400)
     assert.equal(bad.json().error.code, ErrorCode.ParseError)
+    // A batch is invalid from 2025-06-18 on; without the header a server assumes 2025-03-26, which
+    // takes batches (issue 42 item 5: test/app/mcp-batch.test.ts).
+    const current = { ...headers, 'mcp-protocol-version': '2025-11-25' }
     for (const payload of [
       { hello: 'world' },
       [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
       { jsonrpc: '2.0', id: null, method: 'ping' },
     ]) {
-      const invalid = await app.inject({ method: 'POST', url: '/mcp', headers, payload })
+      const invalid = await app.inject({ method: 'POST', url: '/mcp', headers: current, payload })
       assert.equal(invalid.statusCode, 400)
       assert.equal(invalid.json().error.code, ErrorCode.InvalidRequest, JSON.stringify(payload))
     }
