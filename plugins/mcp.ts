@@ -21,10 +21,13 @@ import { renderMcpContext } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import {
+  bindingOf,
+  DEFAULT_MCP_MAX_PAGES,
+  DEFAULT_MCP_PAGE_SIZE,
   decodeCursor,
-  encodeCursor,
-  MCP_PAGE_SIZE,
+  listPage,
   type McpCall,
+  type McpPaging,
   mcpScope,
   SERVER_CAPABILITIES,
   SERVER_INFO,
@@ -33,7 +36,7 @@ import { createFastPath, fastRequest } from './mcp-fast.js'
 import { CALL_TOOL, callMetaTool, isMetaTool, MCP_MODES, type McpMode, META_TOOLS } from './mcp-search.js'
 import { acceptIn } from './search.js'
 
-export { MCP_PAGE_SIZE } from './mcp-calls.js'
+export { DEFAULT_MCP_MAX_PAGES, DEFAULT_MCP_PAGE_SIZE, pageSizeFor } from './mcp-calls.js'
 
 /**
  * 2026-07-28 cache hints (`ttlMs`, `cacheScope` on the cacheable results): lists and reads may be
@@ -88,14 +91,18 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     done(null, body),
   )
   const argumentDepth = fastify.config.file.limits?.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
+  const paging: McpPaging = {
+    pageSize: fastify.config.file.mcp?.pageSize ?? DEFAULT_MCP_PAGE_SIZE,
+    maxPages: fastify.config.file.mcp?.maxPages ?? DEFAULT_MCP_MAX_PAGES,
+  }
   const cacheHint = cacheHintFor(fastify.access.config.mode)
   const cacheHints: CacheHints = Object.fromEntries(CACHEABLE_METHODS.map((method) => [method, cacheHint]))
   const calls = new AsyncLocalStorage<McpCall>()
-  const answerFast = createFastPath(fastify, cacheHint)
+  const answerFast = createFastPath(fastify, cacheHint, paging)
   const serverForThisRequest = () => {
     const call = calls.getStore()
     if (!call) throw new Error('an MCP server was asked for outside a request')
-    return createServer(fastify, call, cacheHints)
+    return createServer(fastify, call, cacheHints, paging)
   }
   // 2026-07-28 traffic: the SDK's per-request entry (server/discover, envelope, version errors).
   const modern = createMcpHandler(serverForThisRequest, {
@@ -292,7 +299,12 @@ const RATE_LIMITED = -32029
 /** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
 const CONNECTION_CLOSED = -32000
 
-function createServer(fastify: FastifyInstance, call: McpCall, cacheHints: CacheHints): Server {
+function createServer(
+  fastify: FastifyInstance,
+  call: McpCall,
+  cacheHints: CacheHints,
+  paging: McpPaging,
+): Server {
   const { snapshot, view, mode } = call
   const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, cacheHints })
   const { visible, tools, byName, callTool } = mcpScope(fastify, call)
@@ -319,11 +331,8 @@ function createServer(fastify: FastifyInstance, call: McpCall, cacheHints: Cache
   })
   server.setRequestHandler('tools/list', async ({ params }) => {
     if (mode === 'search') return { tools: [...META_TOOLS] }
-    const offset = decodeCursor(params?.cursor)
-    const page = tools.slice(offset, offset + MCP_PAGE_SIZE)
-    const next =
-      offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
-    return { tools: page, ...next }
+    const binding = bindingOf(call)
+    return { ...listPage(tools, binding, decodeCursor(params?.cursor, binding, tools.length), paging) }
   })
   const accept = acceptIn(visible, view)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {
