@@ -102,16 +102,10 @@ const QUOTED_CURSOR_CHARS = 64
  */
 export function decodeCursor(cursor: unknown, binding: ListBinding, count: number): number {
   if (cursor === undefined) return 0
-  const quoted =
-    typeof cursor === 'string'
-      ? JSON.stringify(
-          cursor.length > QUOTED_CURSOR_CHARS ? `${cursor.slice(0, QUOTED_CURSOR_CHARS)}…` : cursor,
-        )
-      : `of type ${cursor === null ? 'null' : typeof cursor}`
   const refuse = (why: string) =>
-    new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid cursor ${quoted}: ${why}`)
+    new ProtocolError(ProtocolErrorCode.InvalidParams, invalidCursor(cursor, why))
   const position = typeof cursor === 'string' ? readCursor(cursor) : undefined
-  if (!position) throw refuse('pass the nextCursor of a previous page, or no cursor for the first page')
+  if (!position) throw refuse(NOT_ISSUED)
   if (position.v !== binding.version)
     throw refuse(
       'the catalog changed since this cursor was issued (the gateway reloaded its specs); list the tools again from the start, without a cursor',
@@ -123,6 +117,19 @@ export function decodeCursor(cursor: unknown, binding: ListBinding, count: numbe
   if (position.offset <= 0 || position.offset >= count)
     throw refuse('it points outside this list; list the tools again from the start, without a cursor')
   return position.offset
+}
+
+const NOT_ISSUED = 'pass the nextCursor of a previous page, or no cursor for the first page'
+
+/** The -32602 message for a refused cursor: the cursor quoted (its start) or its type, and why. */
+export function invalidCursor(cursor: unknown, why = NOT_ISSUED): string {
+  const quoted =
+    typeof cursor === 'string'
+      ? JSON.stringify(
+          cursor.length > QUOTED_CURSOR_CHARS ? `${cursor.slice(0, QUOTED_CURSOR_CHARS)}…` : cursor,
+        )
+      : `of type ${cursor === null ? 'null' : Array.isArray(cursor) ? 'array' : typeof cursor}`
+  return `Invalid cursor ${quoted}: ${why}`
 }
 
 interface CursorPosition {

@@ -25,6 +25,7 @@ import {
   DEFAULT_MCP_MAX_PAGES,
   DEFAULT_MCP_PAGE_SIZE,
   decodeCursor,
+  invalidCursor,
   listPage,
   type McpCall,
   type McpPaging,
@@ -164,6 +165,14 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
       return
     }
+    // The SDK's schema refuses a cursor that is no string as an internal error (-32603) quoting
+    // its validator's dump: answered here as the invalid parameter it is (issue 42).
+    const cursor = listCursor(message as McpMessage)
+    const { id } = message as JsonRpcRequest
+    if (cursor !== undefined && typeof cursor !== 'string' && id !== undefined) {
+      reply.send(rpcError(ProtocolErrorCode.InvalidParams, invalidCursor(cursor), id))
+      return
+    }
     // Arguments are checked at the edge as on every surface, here before the SDK parses them: its
     // message validation recurses, and deep enough arguments overflowed it into -32603. The SDK
     // then sees `{}` and the tool's handler answers the refusal as an isError result.
@@ -257,7 +266,14 @@ function rpcError(code: number, message: string, id: string | number | null = nu
 
 interface McpMessage {
   readonly method?: unknown
-  readonly params?: { name?: unknown; arguments?: unknown }
+  readonly params?: { name?: unknown; arguments?: unknown; cursor?: unknown }
+}
+
+/** The `cursor` of a list request (tools, resources, templates, prompts), as sent; else undefined. */
+function listCursor(message: McpMessage): unknown {
+  if (typeof message.method !== 'string' || !message.method.endsWith('/list') || !isRecord(message.params))
+    return undefined
+  return message.params.cursor
 }
 
 /** A tools/call's argument violations (its arguments then replaced by `{}`), or undefined. */
