@@ -11,12 +11,13 @@ import { MCPServerStreamableHttp } from '@openai/agents-core'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import type { SourceReader } from '../../src/catalog/index.js'
-import { configFile, testApp } from '../helpers/app.js'
+import { testApp } from '../helpers/app.js'
 import { MEMORY_DIR, memoryReader, ok, openapi } from '../helpers/memory-catalog.js'
 
 type After = { after(fn: () => Promise<unknown>): void }
 
-const PAGE_SIZE = 10
+/** The default mcp.pageSize: these lists are far from needing more than mcp.maxPages pages. */
+const PAGE_SIZE = 100
 
 /** A reader whose files the test replaces; the next reload reads the new ones. */
 function swappableReader(files: Record<string, unknown>) {
@@ -37,8 +38,7 @@ const specOf = (ids: readonly string[]) => ({
 
 async function pagedApp(t: After) {
   const files = swappableReader(specOf(['seed']))
-  const config = await configFile(`mcp:\n  pageSize: ${PAGE_SIZE}\n`)
-  const app = await testApp(t, { SPECS_DIR: MEMORY_DIR, TOOLGATE_CONFIG: config }, files.reader)
+  const app = await testApp(t, { SPECS_DIR: MEMORY_DIR }, files.reader)
   const url = new URL('/mcp', await app.listen({ port: 0, host: '127.0.0.1' }))
   /** Serves `ids` from now on (one reload). */
   const serve = async (ids: readonly string[]) => {
@@ -165,14 +165,14 @@ const LISTERS: Record<string, Lister> = {
 /** Two catalogs of a few pages: the second drops some of the first's tools and adds others. */
 const catalogs = fc
   .record({
-    before: fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: PAGE_SIZE + 1, maxLength: 45 }),
-    after: fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 1, maxLength: 45 }),
-    reloadAfterPage: fc.integer({ min: 1, max: 4 }),
+    before: fc.uniqueArray(fc.integer({ min: 0, max: 999 }), { minLength: PAGE_SIZE + 1, maxLength: 320 }),
+    after: fc.uniqueArray(fc.integer({ min: 0, max: 999 }), { minLength: 1, maxLength: 320 }),
+    reloadAfterPage: fc.integer({ min: 1, max: 3 }),
   })
   .filter(({ before, after }) => before.join() !== after.join())
   .map(({ before, after, reloadAfterPage }) => ({
-    before: before.map((n) => `op${String(n).padStart(2, '0')}`),
-    after: after.map((n) => `op${String(n).padStart(2, '0')}`),
+    before: before.map((n) => `op${String(n).padStart(3, '0')}`),
+    after: after.map((n) => `op${String(n).padStart(3, '0')}`),
     // Within the first list, before its last page: the reload falls between two of its pages.
     reloadAfterPage: Math.min(reloadAfterPage, Math.ceil(before.length / PAGE_SIZE) - 1),
   }))
@@ -220,7 +220,7 @@ describe('a reload between two tools/list pages, per official client', () => {
 })
 
 describe('cursors: bound to their list, strictly read', () => {
-  const ids = Array.from({ length: 35 }, (_, i) => `op${String(i).padStart(2, '0')}`)
+  const ids = Array.from({ length: 235 }, (_, i) => `op${String(i).padStart(3, '0')}`)
   const cursorOf = (v: string, view: string, strict: boolean, offset: number) =>
     Buffer.from(JSON.stringify({ v, view, strict, offset })).toString('base64url')
 
@@ -266,8 +266,8 @@ describe('cursors: bound to their list, strictly read', () => {
       const second = (await ask(app, first.nextCursor, modern)).json().result as { tools: unknown[] }
       assert.equal(second.tools.length, PAGE_SIZE)
       assertRefused(await ask(app, first.nextCursor, modern, '?strict=true'), 'strict', /another list/)
-      assertRefused(await ask(app, cursorOf(v, 'other', false, 10), modern), 'view', /another list/)
-      assertRefused(await ask(app, cursorOf(v, view, false, 35), modern), 'past the end', /outside/)
+      assertRefused(await ask(app, cursorOf(v, 'other', false, 100), modern), 'view', /another list/)
+      assertRefused(await ask(app, cursorOf(v, view, false, 235), modern), 'past the end', /outside/)
     }
     await serve(ids.slice(1))
     for (const modern of [false, true])
