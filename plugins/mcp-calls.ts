@@ -10,6 +10,7 @@ import {
   renderMcpTools,
 } from '../src/formats/index.js'
 import type { CatalogSnapshot } from '../src/store/index.js'
+import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -19,7 +20,24 @@ import type { McpMode } from './mcp-search.js'
 // What one MCP request sees (its caller's catalog, the view's tools in its dialect) and how it
 // calls a tool: shared by the SDK's server and the 2026-07-28 fast path (mcp-fast.ts).
 
-export const MCP_PAGE_SIZE = 100
+/**
+ * tools/list paging (issue 42): `mcp.pageSize` tools a page, more when the list would need more
+ * than `mcp.maxPages` pages. SDK 2.x's combined listTools() (listMaxPages) and @openai/agents'
+ * MCP servers (maxListPages) stop at 64 pages by default and throw: at 100 a page a 7,014-tool
+ * catalog failed in both. So every list, however many files it comes from, fits in 50 pages.
+ */
+export const DEFAULT_MCP_PAGE_SIZE = 100
+export const DEFAULT_MCP_MAX_PAGES = 50
+
+export interface McpPaging {
+  readonly pageSize: number
+  readonly maxPages: number
+}
+
+/** Tools on one page of a list of `count`: the configured size, or more to fit in maxPages. */
+export function pageSizeFor(count: number, paging: McpPaging): number {
+  return Math.max(paging.pageSize, Math.ceil(count / paging.maxPages))
+}
 export const SERVER_INFO = { name: 'toolgate', version: PACKAGE_VERSION } as const
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: false },
@@ -57,21 +75,111 @@ function toolsByName(tools: readonly McpTool[]): ReadonlyMap<string, McpTool> {
   return named
 }
 
-/** An opaque cursor: the offset of the next page, bound to nothing a replica holds in memory. */
-export function encodeCursor(offset: number): string {
-  return Buffer.from(JSON.stringify({ offset })).toString('base64url')
+/**
+ * What a cursor is bound to: the catalog version (a content hash, the same on every replica serving
+ * the same specs), the view and the schema dialect. A cursor of another list is refused, never
+ * read as an offset into this one: after a reload the offset of the old list skipped or repeated
+ * tools silently (issue 42), SDK 2.x's combined listTools() included.
+ */
+export interface ListBinding {
+  readonly version: string
+  readonly view: string
+  readonly strict: boolean
 }
 
-export function decodeCursor(cursor: string | undefined): number {
+export function bindingOf(call: McpCall): ListBinding {
+  return { version: call.snapshot.catalog.version, view: call.view, strict: call.strict }
+}
+
+/** An opaque cursor: the list it belongs to and the offset of the next page, held by no replica. */
+export function encodeCursor(binding: ListBinding, offset: number): string {
+  const { version, view, strict } = binding
+  return Buffer.from(JSON.stringify({ v: version, view, strict, offset })).toString('base64url')
+}
+
+/** Characters of a refused cursor quoted back: enough to recognise it, never a stranger's megabyte. */
+const QUOTED_CURSOR_CHARS = 64
+
+/**
+ * The offset a cursor of this list points at (0 without one), or a ProtocolError -32602 naming
+ * the cursor. Only a cursor this gateway issues is read: it must decode to exactly the JSON
+ * encodeCursor writes (so no other key, order, spacing or base64 form passes), for this catalog
+ * version, view and dialect, pointing inside the list.
+ */
+export function decodeCursor(cursor: unknown, binding: ListBinding, count: number): number {
   if (cursor === undefined) return 0
+  const refuse = (why: string) =>
+    new ProtocolError(ProtocolErrorCode.InvalidParams, invalidCursor(cursor, why))
+  const position = typeof cursor === 'string' ? readCursor(cursor) : undefined
+  if (!position) throw refuse(NOT_ISSUED)
+  if (position.v !== binding.version)
+    throw refuse(
+      'the catalog changed since this cursor was issued (the gateway reloaded its specs); list the tools again from the start, without a cursor',
+    )
+  if (position.view !== binding.view || position.strict !== binding.strict)
+    throw refuse(
+      `it belongs to another list (profile ${JSON.stringify(position.view).slice(0, 80)}${position.strict ? ', strict' : ''}); pass a cursor only to the list that issued it`,
+    )
+  if (position.offset <= 0 || position.offset >= count)
+    throw refuse('it points outside this list; list the tools again from the start, without a cursor')
+  return position.offset
+}
+
+const NOT_ISSUED = 'pass the nextCursor of a previous page, or no cursor for the first page'
+
+/** The -32602 message for a refused cursor: the cursor quoted (its start) or its type, and why. */
+export function invalidCursor(cursor: unknown, why = NOT_ISSUED): string {
+  const quoted =
+    typeof cursor === 'string'
+      ? JSON.stringify(
+          cursor.length > QUOTED_CURSOR_CHARS ? `${cursor.slice(0, QUOTED_CURSOR_CHARS)}…` : cursor,
+        )
+      : `of type ${cursor === null ? 'null' : Array.isArray(cursor) ? 'array' : typeof cursor}`
+  return `Invalid cursor ${quoted}: ${why}`
+}
+
+interface CursorPosition {
+  readonly v: string
+  readonly view: string
+  readonly strict: boolean
+  readonly offset: number
+}
+
+/** The position a cursor encodes when it is exactly what encodeCursor writes, else undefined. */
+function readCursor(cursor: string): CursorPosition | undefined {
+  // base64url of JSON: a version, a view name of at most 64 characters, a flag and an offset.
+  if (cursor.length === 0 || cursor.length > 512 || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined
+  let value: unknown
   try {
-    const { offset } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { offset: unknown }
-    if (Number.isInteger(offset) && (offset as number) >= 0) return offset as number
-  } catch {}
-  throw new ProtocolError(
-    ProtocolErrorCode.InvalidParams,
-    `Invalid cursor ${JSON.stringify(cursor)}: pass the nextCursor of a previous page`,
-  )
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    return undefined
+  }
+  if (!isRecord(value)) return undefined
+  const { v, view, strict, offset } = value
+  if (typeof v !== 'string' || typeof view !== 'string' || typeof strict !== 'boolean') return undefined
+  if (!Number.isSafeInteger(offset)) return undefined
+  const position = { v, view, strict, offset: offset as number }
+  return encodeCursor({ version: v, view, strict }, position.offset) === cursor ? position : undefined
+}
+
+/** One page of a list: the tools from the cursor's offset, and the next page's cursor if any. */
+export interface ListPage {
+  readonly tools: McpTool[]
+  readonly nextCursor?: string
+}
+
+export function listPage(
+  tools: readonly McpTool[],
+  binding: ListBinding,
+  offset: number,
+  paging: McpPaging,
+): ListPage {
+  const size = pageSizeFor(tools.length, paging)
+  const page = tools.slice(offset, offset + size)
+  return offset + size < tools.length
+    ? { tools: page, nextCursor: encodeCursor(binding, offset + size) }
+    : { tools: page }
 }
 
 export type CallTool = (

@@ -13,10 +13,13 @@ import fastifySymbols from 'fastify/lib/symbols.js'
 import type { McpCallResult, McpTool } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import {
+  bindingOf,
   encodeCursor,
-  MCP_PAGE_SIZE,
+  listPage,
   type McpCall,
+  type McpPaging,
   mcpScope,
+  pageSizeFor,
   SERVER_CAPABILITIES,
   SERVER_INFO,
 } from './mcp-calls.js'
@@ -183,9 +186,13 @@ interface CacheHint {
   readonly cacheScope: 'public' | 'private'
 }
 
-/** A list's pages: the bytes up to the id, each rendered on first ask; canonical cursors by page. */
+/**
+ * A list's pages: the bytes up to the id, each rendered on first ask; the cursors it issues, by
+ * offset. Any other cursor (another version's, another replica's page size, a forged one) is the
+ * SDK path's to refuse or read.
+ */
 interface Pages {
-  readonly heads: Buffer[]
+  readonly heads: Map<number, Buffer>
   readonly byCursor: ReadonlyMap<string, number>
 }
 
@@ -193,7 +200,7 @@ const RESULT = '{"result":'
 const idTail = (id: Id) => `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`
 
 /** Answers a fast request, per plugin instance (the cache hint is the instance's access mode's). */
-export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
+export function createFastPath(fastify: FastifyInstance, hint: CacheHint, paging: McpPaging) {
   // Small answers are strings, written with their id in one piece.
   const discover =
     RESULT +
@@ -205,36 +212,31 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
       ...META,
     })
   const searchList = RESULT + JSON.stringify({ tools: META_TOOLS, ...STAMP, ...hint, ...META })
+  // A list's tools are rendered per visible catalog, view and dialect: one array, one binding.
   const listed = new WeakMap<readonly McpTool[], Pages>()
-  const pagesOf = (tools: readonly McpTool[]): Pages => {
+  const pagesOf = (tools: readonly McpTool[], call: McpCall): Pages => {
     let pages = listed.get(tools)
     if (!pages) {
+      const binding = bindingOf(call)
+      const size = pageSizeFor(tools.length, paging)
       const byCursor = new Map<string, number>()
-      for (let offset = MCP_PAGE_SIZE; offset < tools.length; offset += MCP_PAGE_SIZE)
-        byCursor.set(encodeCursor(offset), offset / MCP_PAGE_SIZE)
-      pages = { heads: [], byCursor }
+      for (let offset = size; offset < tools.length; offset += size)
+        byCursor.set(encodeCursor(binding, offset), offset)
+      pages = { heads: new Map(), byCursor }
       listed.set(tools, pages)
     }
     return pages
   }
-  const pageHead = (tools: readonly McpTool[], cursor: string | undefined): Buffer | undefined => {
-    const pages = pagesOf(tools)
-    const page = cursor === undefined ? 0 : pages.byCursor.get(cursor)
-    if (page === undefined) return undefined
-    let head = pages.heads[page]
+  const pageHead = (call: McpCall, cursor: string | undefined): Buffer | undefined => {
+    const { tools } = mcpScope(fastify, call)
+    const pages = pagesOf(tools, call)
+    const offset = cursor === undefined ? 0 : pages.byCursor.get(cursor)
+    if (offset === undefined) return undefined
+    let head = pages.heads.get(offset)
     if (!head) {
-      const offset = page * MCP_PAGE_SIZE
-      const next =
-        offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
-      const result = {
-        tools: tools.slice(offset, offset + MCP_PAGE_SIZE),
-        ...next,
-        ...STAMP,
-        ...hint,
-        ...META,
-      }
-      head = Buffer.from(RESULT + JSON.stringify(result))
-      pages.heads[page] = head
+      const page = listPage(tools, bindingOf(call), offset, paging)
+      head = Buffer.from(RESULT + JSON.stringify({ ...page, ...STAMP, ...hint, ...META }))
+      pages.heads.set(offset, head)
     }
     return head
   }
@@ -253,7 +255,7 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint) {
         write(reply, searchList, idTail(fast.id))
         return true
       }
-      const head = pageHead(mcpScope(fastify, call).tools, fast.cursor)
+      const head = pageHead(call, fast.cursor)
       if (!head) return false
       write(reply, head, idTail(fast.id))
       return true

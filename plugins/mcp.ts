@@ -21,10 +21,14 @@ import { renderMcpContext } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import {
+  bindingOf,
+  DEFAULT_MCP_MAX_PAGES,
+  DEFAULT_MCP_PAGE_SIZE,
   decodeCursor,
-  encodeCursor,
-  MCP_PAGE_SIZE,
+  invalidCursor,
+  listPage,
   type McpCall,
+  type McpPaging,
   mcpScope,
   SERVER_CAPABILITIES,
   SERVER_INFO,
@@ -33,7 +37,7 @@ import { createFastPath, fastRequest } from './mcp-fast.js'
 import { CALL_TOOL, callMetaTool, isMetaTool, MCP_MODES, type McpMode, META_TOOLS } from './mcp-search.js'
 import { acceptIn } from './search.js'
 
-export { MCP_PAGE_SIZE } from './mcp-calls.js'
+export { DEFAULT_MCP_MAX_PAGES, DEFAULT_MCP_PAGE_SIZE, pageSizeFor } from './mcp-calls.js'
 
 /**
  * 2026-07-28 cache hints (`ttlMs`, `cacheScope` on the cacheable results): lists and reads may be
@@ -88,14 +92,18 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     done(null, body),
   )
   const argumentDepth = fastify.config.file.limits?.argumentDepth ?? DEFAULT_ARGUMENT_DEPTH
+  const paging: McpPaging = {
+    pageSize: fastify.config.file.mcp?.pageSize ?? DEFAULT_MCP_PAGE_SIZE,
+    maxPages: fastify.config.file.mcp?.maxPages ?? DEFAULT_MCP_MAX_PAGES,
+  }
   const cacheHint = cacheHintFor(fastify.access.config.mode)
   const cacheHints: CacheHints = Object.fromEntries(CACHEABLE_METHODS.map((method) => [method, cacheHint]))
   const calls = new AsyncLocalStorage<McpCall>()
-  const answerFast = createFastPath(fastify, cacheHint)
+  const answerFast = createFastPath(fastify, cacheHint, paging)
   const serverForThisRequest = () => {
     const call = calls.getStore()
     if (!call) throw new Error('an MCP server was asked for outside a request')
-    return createServer(fastify, call, cacheHints)
+    return createServer(fastify, call, cacheHints, paging)
   }
   // 2026-07-28 traffic: the SDK's per-request entry (server/discover, envelope, version errors).
   const modern = createMcpHandler(serverForThisRequest, {
@@ -187,6 +195,14 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
     if (request.rateLimited) {
       if (Array.isArray(message)) answerBatchRateLimited(reply, message, request.rateLimited)
       else answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
+      return
+    }
+    // The SDK's schema refuses a cursor that is no string as an internal error (-32603) quoting
+    // its validator's dump: answered here as the invalid parameter it is (issue 42).
+    const cursor = listCursor(message as McpMessage)
+    const { id } = message as JsonRpcRequest
+    if (cursor !== undefined && typeof cursor !== 'string' && id !== undefined) {
+      reply.send(rpcError(ProtocolErrorCode.InvalidParams, invalidCursor(cursor), id))
       return
     }
     // Arguments are checked at the edge as on every surface, here before the SDK parses them: its
@@ -320,7 +336,14 @@ function rpcError(code: number, message: string, id: string | number | null = nu
 
 interface McpMessage {
   readonly method?: unknown
-  readonly params?: { name?: unknown; arguments?: unknown }
+  readonly params?: { name?: unknown; arguments?: unknown; cursor?: unknown }
+}
+
+/** The `cursor` of a list request (tools, resources, templates, prompts), as sent; else undefined. */
+function listCursor(message: McpMessage): unknown {
+  if (typeof message.method !== 'string' || !message.method.endsWith('/list') || !isRecord(message.params))
+    return undefined
+  return message.params.cursor
 }
 
 /** A tools/call's argument violations (its arguments then replaced by `{}`), or undefined. */
@@ -370,7 +393,12 @@ const RATE_LIMITED = -32029
 /** What SDK 1.x called ConnectionClosed, kept for the 405 on GET and DELETE. */
 const CONNECTION_CLOSED = -32000
 
-function createServer(fastify: FastifyInstance, call: McpCall, cacheHints: CacheHints): Server {
+function createServer(
+  fastify: FastifyInstance,
+  call: McpCall,
+  cacheHints: CacheHints,
+  paging: McpPaging,
+): Server {
   const { snapshot, view, mode } = call
   const server = new Server({ ...SERVER_INFO }, { capabilities: SERVER_CAPABILITIES, cacheHints })
   const { visible, tools, byName, callTool } = mcpScope(fastify, call)
@@ -397,11 +425,8 @@ function createServer(fastify: FastifyInstance, call: McpCall, cacheHints: Cache
   })
   server.setRequestHandler('tools/list', async ({ params }) => {
     if (mode === 'search') return { tools: [...META_TOOLS] }
-    const offset = decodeCursor(params?.cursor)
-    const page = tools.slice(offset, offset + MCP_PAGE_SIZE)
-    const next =
-      offset + MCP_PAGE_SIZE < tools.length ? { nextCursor: encodeCursor(offset + MCP_PAGE_SIZE) } : {}
-    return { tools: page, ...next }
+    const binding = bindingOf(call)
+    return { ...listPage(tools, binding, decodeCursor(params?.cursor, binding, tools.length), paging) }
   })
   const accept = acceptIn(visible, view)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {

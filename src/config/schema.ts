@@ -470,6 +470,29 @@ const OpalSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** MCP tools/list paging (issue 42); defaults in plugins/mcp-calls.ts. */
+const McpSchema = Type.Object(
+  {
+    pageSize: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description:
+          'tools on one tools/list page, more when a list would need more than maxPages pages (100)',
+      }),
+    ),
+    maxPages: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 64,
+        description:
+          "pages one tools/list takes at most, whatever the catalog's size; the official clients stop at 64 (50)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 /** The optional YAML file named by TOOLGATE_CONFIG. */
 export const FileConfigSchema = Type.Object(
   {
@@ -502,6 +525,7 @@ export const FileConfigSchema = Type.Object(
     rateLimits: Type.Optional(RateLimitsSchema),
     limits: Type.Optional(LimitsSchema),
     budgets: Type.Optional(BudgetsSchema),
+    mcp: Type.Optional(McpSchema),
   },
   { additionalProperties: false },
 )
