@@ -11,6 +11,7 @@ import { buildApp, REDACTED_PATHS } from '../../src/app.js'
 import { fsSourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
 import { fromRoot } from '../helpers/paths.js'
+import { remoteTool } from '../helpers/remote-tools.js'
 import { closedPort, startUpstream } from '../helpers/upstreams.js'
 
 const printable = fc
@@ -109,20 +110,7 @@ test('generated secrets through every error path: none reaches /ready, /catalog,
         return void res.end(`{"tools":[],"pad":"${'a'.repeat(20_000)}"}`)
       }
       res.writeHead(200, { 'content-type': 'application/json' })
-      return void res.end(
-        JSON.stringify({
-          tools: [
-            {
-              name: 'node.create',
-              description: 'Create a node',
-              inputSchema: { type: 'object', properties: { title: { type: 'string' } } },
-              endpoint: '/api/nodes',
-              method: 'POST',
-              requiresAuth: true,
-            },
-          ],
-        }),
-      )
+      return void res.end(JSON.stringify({ tools: [remoteTool] }))
     }
     res.writeHead(401, { 'www-authenticate': 'Bearer error="invalid_token"' })
     res.end('{"error":"no"}')

@@ -9,17 +9,11 @@ import { constants, createBrotliCompress, createDeflate, createGzip } from 'node
 import fc from 'fast-check'
 import { fetchRemoteTools, type RemoteSourceOptions } from '../../src/catalog/index.js'
 import { configFile, testApp } from '../helpers/app.js'
+import { remoteTool } from '../helpers/remote-tools.js'
 import { startUpstream } from '../helpers/upstreams.js'
 
 const MB = 1024 * 1024
-const tool = {
-  name: 'node.create',
-  description: 'Create a node',
-  inputSchema: { type: 'object', properties: { title: { type: 'string' } } },
-  endpoint: '/api/nodes',
-  method: 'POST',
-  requiresAuth: false,
-}
+const tool = { ...remoteTool, requiresAuth: false }
 const PREFIX = `{"tools":[${JSON.stringify(tool)}],"pad":"`
 const SUFFIX = '"}'
 const PAD = Buffer.alloc(64 * 1024, 'a')

@@ -4,16 +4,10 @@ import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchRemoteTools, type RemoteSourceOptions } from '../../src/catalog/index.js'
 import { Secret } from '../../src/config/secrets.js'
+import { remoteTool } from '../helpers/remote-tools.js'
 import { closedPort, startUpstream } from '../helpers/upstreams.js'
 
-const tool = {
-  name: 'node.create',
-  description: 'Create a node',
-  inputSchema: { type: 'object', properties: { title: { type: 'string' } } },
-  endpoint: '/api/nodes',
-  method: 'POST',
-  requiresAuth: true,
-}
+const tool = remoteTool
 
 async function sourceAnswering(
   t: { after(fn: () => Promise<unknown>): void },
