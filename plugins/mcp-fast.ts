@@ -23,7 +23,7 @@ import {
   SERVER_CAPABILITIES,
   SERVER_INFO,
 } from './mcp-calls.js'
-import { isMetaTool, type McpMode, META_TOOLS } from './mcp-search.js'
+import { isMetaTool, type McpMode, META_TOOLS, STRICT_META_TOOLS } from './mcp-search.js'
 import { clientGone } from './tools.js'
 
 // The 2026-07-28 fast path (issue 20): server/discover, tools/list and tools/call answered without
@@ -211,7 +211,10 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint, paging
       ...hint,
       ...META,
     })
-  const searchList = RESULT + JSON.stringify({ tools: META_TOOLS, ...STAMP, ...hint, ...META })
+  const searchListOf = (tools: readonly McpTool[]) =>
+    RESULT + JSON.stringify({ tools, ...STAMP, ...hint, ...META })
+  const searchList = searchListOf(META_TOOLS)
+  const strictSearchList = searchListOf(STRICT_META_TOOLS)
   // A list's tools are rendered per visible catalog, view and dialect: one array, one binding.
   const listed = new WeakMap<readonly McpTool[], Pages>()
   const pagesOf = (tools: readonly McpTool[], call: McpCall): Pages => {
@@ -252,7 +255,7 @@ export function createFastPath(fastify: FastifyInstance, hint: CacheHint, paging
     }
     if (fast.method === 'tools/list') {
       if (call.mode === 'search') {
-        write(reply, searchList, idTail(fast.id))
+        write(reply, call.strict ? strictSearchList : searchList, idTail(fast.id))
         return true
       }
       const head = pageHead(call, fast.cursor)

@@ -1,5 +1,6 @@
 import type { McpCallResult, McpTool } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
+import { parseJsonBody } from '../src/util/parse-json-body.js'
 
 /**
  * MCP search mode (issue 15): tools/list answers these three instead of a 1,000-tool list; the
@@ -88,6 +89,65 @@ export const META_TOOLS: readonly McpTool[] = [
   },
 ]
 
+/**
+ * The meta-tools as `?strict=true` lists them (issue 42 item 5): OpenAI's strict mode wants every
+ * object closed and every property required, with no open object anywhere, so `limit` may be null
+ * (the default) and call_tool takes the tool's arguments as JSON text of an object. Clients that
+ * convert MCP tools to strict mode (`@openai/agents` with convertSchemasToStrict) keep all three.
+ */
+export const STRICT_META_TOOLS: readonly McpTool[] = META_TOOLS.map((tool) => {
+  if (tool.name === SEARCH_TOOL)
+    return {
+      ...tool,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          query: { type: 'string', description: `The task, in words (at most ${MAX_QUERY} characters).` },
+          limit: {
+            type: ['integer', 'null'],
+            minimum: 1,
+            maximum: META_SEARCH_MAX_LIMIT,
+            description: `At most this many tools, 1 to ${META_SEARCH_MAX_LIMIT}; null for 5.`,
+          },
+        },
+        required: ['query', 'limit'],
+        additionalProperties: false,
+      },
+    }
+  if (tool.name === DESCRIBE_TOOL)
+    return {
+      ...tool,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          names: {
+            type: 'array',
+            items: { type: 'string' },
+            description: `Tool names as search_tools answered them, 1 to ${META_DESCRIBE_MAX}.`,
+          },
+        },
+        required: ['names'],
+        additionalProperties: false,
+      },
+    }
+  return {
+    ...tool,
+    inputSchema: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', description: 'The tool name.' },
+        arguments: {
+          type: 'string',
+          description:
+            'The tool\'s arguments as the JSON text of one object, as its input schema from describe_tools says (e.g. {"ticketId":"T-1001"}).',
+        },
+      },
+      required: ['name', 'arguments'],
+      additionalProperties: false,
+    },
+  }
+})
+
 export const isMetaTool = (name: string) => META_TOOLS.some((tool) => tool.name === name)
 
 /** What the meta-tools need from the request: its search, its tool list, its tool call. */
@@ -102,7 +162,8 @@ export interface MetaToolDeps {
 export async function callMetaTool(name: string, args: unknown, deps: MetaToolDeps): Promise<McpCallResult> {
   const given = isRecord(args) ? args : {}
   if (name === SEARCH_TOOL) {
-    const { query, limit = 5 } = given
+    const { query } = given
+    const limit = given.limit ?? 5 // null: the strict schema's "left out"
     if (typeof query !== 'string' || query.trim() === '' || query.length > MAX_QUERY)
       return toolError(`${SEARCH_TOOL}: pass query, the task in words (1 to ${MAX_QUERY} characters)`)
     if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > META_SEARCH_MAX_LIMIT)
@@ -126,11 +187,22 @@ export async function callMetaTool(name: string, args: unknown, deps: MetaToolDe
     const unknown = found.flatMap(([n, tool]) => (tool ? [] : [n]))
     return result({ tools, ...(unknown.length > 0 ? { unknown } : {}) })
   }
-  const { name: target, arguments: targetArgs = {} } = given
+  const { name: target } = given
   if (!isName(target) || isMetaTool(target))
     return toolError(`${CALL_TOOL}: pass name, a tool name from ${SEARCH_TOOL}`)
-  if (!isRecord(targetArgs)) return toolError(`${CALL_TOOL}: arguments must be an object`)
-  return deps.call(target, targetArgs)
+  const targetArgs = argumentsOf(given.arguments)
+  if (!targetArgs.ok) return toolError(`${CALL_TOOL}: ${targetArgs.problem}`)
+  if (!isRecord(targetArgs.value))
+    return toolError(`${CALL_TOOL}: arguments must be an object, or the JSON text of one`)
+  return deps.call(target, targetArgs.value)
+}
+
+/** call_tool's arguments: an object, or (strict mode) the JSON text of one; absent or null is `{}`. */
+function argumentsOf(value: unknown): { ok: true; value: unknown } | { ok: false; problem: string } {
+  if (value === undefined || value === null) return { ok: true, value: {} }
+  if (typeof value !== 'string') return { ok: true, value }
+  const parsed = parseJsonBody(value)
+  return parsed.ok ? parsed : { ok: false, problem: parsed.problem.replace('the body', 'the arguments text') }
 }
 
 const isName = (value: unknown): value is string =>

@@ -34,7 +34,15 @@ import {
   SERVER_INFO,
 } from './mcp-calls.js'
 import { createFastPath, fastRequest } from './mcp-fast.js'
-import { CALL_TOOL, callMetaTool, isMetaTool, MCP_MODES, type McpMode, META_TOOLS } from './mcp-search.js'
+import {
+  CALL_TOOL,
+  callMetaTool,
+  isMetaTool,
+  MCP_MODES,
+  type McpMode,
+  META_TOOLS,
+  STRICT_META_TOOLS,
+} from './mcp-search.js'
 import { acceptIn } from './search.js'
 
 export { DEFAULT_MCP_MAX_PAGES, DEFAULT_MCP_PAGE_SIZE, pageSizeFor } from './mcp-calls.js'
@@ -424,7 +432,7 @@ function createServer(
     return { description: prompt.description, messages: prompt.messages.map((m) => ({ ...m })) }
   })
   server.setRequestHandler('tools/list', async ({ params }) => {
-    if (mode === 'search') return { tools: [...META_TOOLS] }
+    if (mode === 'search') return { tools: [...(call.strict ? STRICT_META_TOOLS : META_TOOLS)] }
     const binding = bindingOf(call)
     return { ...listPage(tools, binding, decodeCursor(params?.cursor, binding, tools.length), paging) }
   })

@@ -5,8 +5,10 @@ import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { exampleApp } from '../helpers/app.js'
+import { openAIStrictRules } from '../helpers/tool-rules.js'
 
 async function connect(t: { after(fn: () => Promise<unknown>): void }, app: FastifyInstance, path: string) {
   const url = await app.listen({ port: 0, host: '127.0.0.1' })
@@ -170,6 +172,76 @@ describe('MCP search mode', () => {
     assert.match(
       ((await res.json()) as { error: { message: string } }).error.message,
       /Unknown mode everything: use one of list, search/,
+    )
+  })
+
+  test('?mode=search&strict=true lists meta-tools OpenAI strict mode takes; call_tool takes the arguments as JSON text', async (t) => {
+    const { app } = await exampleApp(t)
+    const client = await connect(t, app, '/mcp?mode=search&strict=true')
+    const { tools } = await client.listTools()
+    assert.deepEqual(
+      tools.map((tool) => tool.name),
+      ['search_tools', 'describe_tools', 'call_tool'],
+    )
+    const asOpenAI = tools.map((tool) => ({
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: tool.description,
+        strict: true,
+        parameters: tool.inputSchema,
+      },
+    }))
+    assert.deepEqual(openAIStrictRules(asOpenAI), [])
+
+    const found = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'a ticket by id', limit: null },
+    })
+    assert.equal(found.isError, false)
+    assert.ok((found.structuredContent as { tools: unknown[] }).tools.length <= 5, 'null is the default 5')
+    const ticket = await client.callTool({
+      name: 'call_tool',
+      arguments: { name: 'tickets_get_ticket', arguments: '{"ticketId":"T-1001"}' },
+    })
+    assert.equal(ticket.isError, false, text(ticket))
+    assert.match(text(ticket), /T-1001/)
+
+    // Any JSON text of the same object is the same call; any other text is call_tool's own error, naming it.
+    const spelled = fc
+      .tuple(fc.nat({ max: 4 }), fc.constantFrom('', ' ', '\n', '\t'))
+      .map(([indent, pad]) => `${pad}${JSON.stringify({ ticketId: 'T-1001' }, null, indent)}${pad}`)
+    await fc.assert(
+      fc.asyncProperty(spelled, async (json) => {
+        const res = await client.callTool({
+          name: 'call_tool',
+          arguments: { name: 'tickets_get_ticket', arguments: json },
+        })
+        assert.equal(res.isError, false, text(res))
+      }),
+      { numRuns: 10 },
+    )
+    const notAnObject = fc.oneof(
+      fc.string().filter((value) => {
+        try {
+          const parsed: unknown = JSON.parse(value)
+          return parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)
+        } catch {
+          return true
+        }
+      }),
+      fc.constantFrom('{"__proto__":{"x":1}}', '[]', '"text"', '{', '{"constructor":{"prototype":{}}}'),
+    )
+    await fc.assert(
+      fc.asyncProperty(notAnObject, async (value) => {
+        const res = await client.callTool({
+          name: 'call_tool',
+          arguments: { name: 'tickets_get_ticket', arguments: value },
+        })
+        assert.equal(res.isError, true, `${JSON.stringify(value)}: ${text(res)}`)
+        assert.match(text(res), /^call_tool: (the arguments text|arguments must be an object)/)
+      }),
+      { numRuns: 40 },
     )
   })
 })
