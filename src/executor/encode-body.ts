@@ -58,12 +58,10 @@ function formUrlEncoded(value: unknown, encodings: Readonly<Record<string, Prope
     const nested =
       isRecord(item) || (Array.isArray(item) && item.some((i) => isRecord(i) || Array.isArray(i)))
     if (nested || encoding.style === 'deepObject') {
-      for (const [key, text] of bracketPairs(name, item, true)) parts.push(`${key}=${encodeValue(text)}`)
+      for (const [key, text] of bracketPairs(name, item)) parts.push(`${key}=${encodeValue(text)}`)
     } else if (Array.isArray(item)) {
       const items = item.map((i) => encodeValue(scalarText(i)))
-      // An empty list exploded would be no pair at all: `name=` says it was given, and empty.
-      if (encoding.explode === false || items.length === 0)
-        parts.push(`${encodeValue(name)}=${items.join(',')}`)
+      if (encoding.explode === false) parts.push(`${encodeValue(name)}=${items.join(',')}`)
       else for (const text of items) parts.push(`${encodeValue(name)}=${text}`)
     } else {
       parts.push(`${encodeValue(name)}=${encodeValue(scalarText(item))}`)

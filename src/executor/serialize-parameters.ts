@@ -91,22 +91,11 @@ export function serializeQueryParameter(parameter: Parameter, raw: unknown): str
  * Bracket notation for nested values: `filter[assignee]=x`, `items[0][price]=p` — deepObject
  * query parameters and nested form-urlencoded bodies (Stripe). Keys keep literal brackets.
  */
-export function bracketPairs(prefix: string, value: unknown, keepEmpty = false): [string, string][] {
+export function bracketPairs(prefix: string, value: unknown): [string, string][] {
   if (value === null || value === undefined) return []
-  // An empty list or object has no pair of its own; a form body sends `name=` for it (Stripe's
-  // "post an empty value to clear it"), so a field the caller gave is never dropped (issue 42).
-  if (keepEmpty && (Array.isArray(value) ? value.length === 0 : isRecord(value) && isEmpty(value)))
-    return [[encodeKey(prefix), '']]
-  if (Array.isArray(value))
-    return value.flatMap((item, i) => bracketPairs(`${prefix}[${i}]`, item, keepEmpty))
-  if (isRecord(value))
-    return Object.entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}[${k}]`, v, keepEmpty))
+  if (Array.isArray(value)) return value.flatMap((item, i) => bracketPairs(`${prefix}[${i}]`, item))
+  if (isRecord(value)) return Object.entries(value).flatMap(([k, v]) => bracketPairs(`${prefix}[${k}]`, v))
   return [[encodeKey(prefix), scalarText(value)]]
-}
-
-function isEmpty(value: Record<string, unknown>): boolean {
-  for (const key in value) if (Object.hasOwn(value, key)) return false
-  return true
 }
 
 function encodeKey(key: string): string {

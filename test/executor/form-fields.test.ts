@@ -1,5 +1,7 @@
 // Issue 42 class 7: on 119 unseen public specs, one form body dropped a declared field the caller
-// gave (an empty list or object has no `name=value` pair of its own). Over generated
+// gave. An empty list or object has no `name=value` pair of its own and is left out, as RFC 6570
+// says and as the source documents read a form (`metadata=` is a string, not an empty object: the
+// round trip against Stripe's description refuses it). Over generated
 // form-urlencoded bodies — fields split across allOf members, one of them a $ref'd component,
 // scalars, lists (empty ones too), objects (empty ones too), nested values, explode on and off,
 // names that are Object.prototype's — every field the caller gives reaches a real upstream.
@@ -88,7 +90,7 @@ function receivedNames(body: string): Map<string, string[]> {
 }
 
 describe('form bodies: every declared field the caller gives reaches the upstream (issue 42 class 7)', () => {
-  test('property: generated form schemas × values, empty lists and objects included', async (t) => {
+  test('property: generated form schemas × values, empty lists and objects left out', async (t) => {
     const upstream = await startUpstream(t)
     let sent = 0
     let empty = 0
@@ -114,16 +116,20 @@ describe('form bodies: every declared field the caller gives reaches the upstrea
         const got = receivedNames(received.body.toString('utf8'))
         for (const f of given) {
           sent++
+          // An unexploded list is one pair, `name=a,b`, so an empty one is still `name=`.
+          const unexploded = f.kind === 'list' && f.explode === false
+          const isEmpty =
+            (f.kind === 'list' || f.kind === 'object' || f.kind === 'nested') &&
+            !unexploded &&
+            !hasPair(f.value)
+          if (isEmpty) {
+            empty++
+            assert.ok(!got.has(f.name), `an empty ${f.kind} has no pair: ${received.body}`)
+            continue
+          }
           assert.ok(got.has(f.name), `${f.name} = ${JSON.stringify(f.value)} arrived: ${received.body}`)
           if (f.kind === 'string' || f.kind === 'integer' || f.kind === 'boolean')
             assert.deepEqual(got.get(f.name), [String(f.value)])
-          const isEmpty = Array.isArray(f.value)
-            ? f.value.length === 0
-            : Object.keys(f.value as object).length === 0
-          if ((f.kind === 'list' || f.kind === 'object' || f.kind === 'nested') && isEmpty) {
-            empty++
-            assert.deepEqual(got.get(f.name), [''], `an empty ${f.kind} is sent as ${f.name}=`)
-          }
         }
         for (const name of got.keys())
           assert.ok(
@@ -133,6 +139,13 @@ describe('form bodies: every declared field the caller gives reaches the upstrea
       }),
       { numRuns: 200 },
     )
-    t.diagnostic(`${sent} given fields arrived, ${empty} of them empty lists or objects`)
+    t.diagnostic(`${sent - empty} given fields arrived; ${empty} empty lists or objects left out`)
   })
 })
+
+/** Whether a value has a scalar somewhere in it, so a form writes at least one pair for it. */
+function hasPair(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasPair)
+  if (value !== null && typeof value === 'object') return Object.values(value).some(hasPair)
+  return value !== undefined && value !== null
+}

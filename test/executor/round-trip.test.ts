@@ -29,11 +29,7 @@ const ATTEMPTS = 12
  * generated arguments either fail the union or the literal source rejects them.
  */
 const KNOWN_GAPS: Record<string, string[]> = {
-  'shipengine.yaml': [
-    'shipengine:calculate_rates',
-    'shipengine:estimate_rates',
-    'shipengine:update_carrier_settings',
-  ],
+  'shipengine.yaml': ['shipengine:estimate_rates', 'shipengine:update_carrier_settings'],
 }
 /** Formats json-schema-faker does not know, as the real-world specs use them. */
 const FORMATS = {
