@@ -1,4 +1,4 @@
-import { FormData } from 'undici/lib/web/fetch/formdata.js'
+import { FormData } from 'undici'
 import type { JsonSchema, PropertyEncoding, Tool } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { getOwn } from '../util/own.js'

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici'
-import Agent from 'undici/lib/dispatcher/agent.js'
+import { Agent } from 'undici'
 
 /**
  * The upstream headers the gateway reads (the answer's framing and type, the ones relayed to the
