@@ -95,54 +95,41 @@ export const META_TOOLS: readonly McpTool[] = [
  * (the default) and call_tool takes the tool's arguments as JSON text of an object. Clients that
  * convert MCP tools to strict mode (`@openai/agents` with convertSchemasToStrict) keep all three.
  */
+const STRICT_PROPERTIES: Record<string, Record<string, unknown>> = {
+  [SEARCH_TOOL]: {
+    query: { type: 'string', description: `The task, in words (at most ${MAX_QUERY} characters).` },
+    limit: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      maximum: META_SEARCH_MAX_LIMIT,
+      description: `At most this many tools, 1 to ${META_SEARCH_MAX_LIMIT}; null for 5.`,
+    },
+  },
+  [DESCRIBE_TOOL]: {
+    names: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `Tool names as search_tools answered them, 1 to ${META_DESCRIBE_MAX}.`,
+    },
+  },
+  [CALL_TOOL]: {
+    name: { type: 'string', description: 'The tool name.' },
+    arguments: {
+      type: 'string',
+      description:
+        'The tool\'s arguments as the JSON text of one object, as its input schema from describe_tools says (e.g. {"ticketId":"T-1001"}).',
+    },
+  },
+}
+
 export const STRICT_META_TOOLS: readonly McpTool[] = META_TOOLS.map((tool) => {
-  if (tool.name === SEARCH_TOOL)
-    return {
-      ...tool,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          query: { type: 'string', description: `The task, in words (at most ${MAX_QUERY} characters).` },
-          limit: {
-            type: ['integer', 'null'],
-            minimum: 1,
-            maximum: META_SEARCH_MAX_LIMIT,
-            description: `At most this many tools, 1 to ${META_SEARCH_MAX_LIMIT}; null for 5.`,
-          },
-        },
-        required: ['query', 'limit'],
-        additionalProperties: false,
-      },
-    }
-  if (tool.name === DESCRIBE_TOOL)
-    return {
-      ...tool,
-      inputSchema: {
-        type: 'object',
-        properties: {
-          names: {
-            type: 'array',
-            items: { type: 'string' },
-            description: `Tool names as search_tools answered them, 1 to ${META_DESCRIBE_MAX}.`,
-          },
-        },
-        required: ['names'],
-        additionalProperties: false,
-      },
-    }
+  const properties = STRICT_PROPERTIES[tool.name]!
   return {
     ...tool,
     inputSchema: {
       type: 'object',
-      properties: {
-        name: { type: 'string', description: 'The tool name.' },
-        arguments: {
-          type: 'string',
-          description:
-            'The tool\'s arguments as the JSON text of one object, as its input schema from describe_tools says (e.g. {"ticketId":"T-1001"}).',
-        },
-      },
-      required: ['name', 'arguments'],
+      properties,
+      required: Object.keys(properties),
       additionalProperties: false,
     },
   }
