@@ -21,6 +21,9 @@ export interface DerivedParameters {
   readonly defs: Set<string>
 }
 
+/** `in:name` (name lower-cased) → the apiKey security scheme that sends it (derive-service.ts). */
+export type CredentialParameters = ReadonlyMap<string, string>
+
 interface ParameterSource {
   readonly list: unknown
   readonly pointer: string
@@ -35,6 +38,7 @@ export function deriveParameters(
   path: string,
   ctx: SchemaContext,
   sink: ProblemSink,
+  credentials: CredentialParameters = new Map(),
 ): DerivedParameters {
   const byKey = new Map<string, { parameter: Parameter; candidate: ArgumentCandidate }>()
   const defs = new Set<string>()
@@ -55,6 +59,7 @@ export function deriveParameters(
         ctx,
         sink,
         defs,
+        credentials,
       )
       if (!derived) return
       const key = parameterKey(derived.parameter)
@@ -83,6 +88,7 @@ function deriveParameter(
   ctx: SchemaContext,
   sink: ProblemSink,
   defs: Set<string>,
+  credentials: CredentialParameters,
 ): { parameter: Parameter; candidate: ArgumentCandidate } | undefined {
   const resolved = ctx.resolveObject(raw, pointer)
   if (!resolved) return undefined
@@ -107,6 +113,17 @@ function deriveParameter(
       'parameter-header-uncarried',
       pointer,
       `header parameter ${node.name} is no argument: ${uncarried}`,
+    )
+    return undefined
+  }
+  const scheme = credentials.get(`${location}:${node.name.toLowerCase()}`)
+  if (scheme !== undefined) {
+    // The gateway sends the service's key under this name: an argument would be replaced (a
+    // header) or dropped (a query or cookie pair), a call silently changed (issue 42 class 7).
+    sink.warn(
+      'parameter-credential',
+      pointer,
+      `${location} parameter ${node.name} is no argument: security scheme ${scheme} sends it from the service's credential`,
     )
     return undefined
   }

@@ -1,7 +1,7 @@
 import { isRecord } from '../util/is-record.js'
 import { childPointer, pointerOf } from '../util/json-pointer.js'
 import { deriveRequestBody } from './derive-body.js'
-import { deriveParameters } from './derive-parameters.js'
+import { type CredentialParameters, deriveParameters } from './derive-parameters.js'
 import { readAuth, readSecuritySchemes } from './derive-security.js'
 import { type OperationExtensions, readOperationExtensions } from './extensions.js'
 import { assembleInputSchema } from './input-schema.js'
@@ -148,6 +148,10 @@ function deriveTool(
   const path = rawPath.split('#')[0]!
   const id = toolId(context, operation, method, rawPath, pointer)
   const extensions = readOperationExtensions(operation, pointer, sink)
+  const auth = sharedAuth(
+    service,
+    readAuth(operation.security ?? context.document.security, service, childPointer(pointer, 'security'), sink),
+  )
   const params = deriveParameters(
     [
       { list: item.parameters, pointer: childPointer(itemPointer, 'parameters') },
@@ -156,6 +160,7 @@ function deriveTool(
     path,
     ctx,
     sink,
+    credentialParameters(service, auth),
   )
   const body = deriveRequestBody(operation.requestBody, childPointer(pointer, 'requestBody'), ctx, sink)
   const defs = ctx.defsFor([...params.defs, ...(body?.defs ?? [])])
@@ -188,15 +193,7 @@ function deriveTool(
     deprecated: operation.deprecated === true,
     parameters: params.parameters,
     ...(body ? { requestBody: body.body } : {}),
-    auth: sharedAuth(
-      service,
-      readAuth(
-        operation.security ?? context.document.security,
-        service,
-        childPointer(pointer, 'security'),
-        sink,
-      ),
-    ),
+    auth,
     safety: deriveSafety(method, extensions),
     ...(extensions.price ? { price: extensions.price } : {}),
     ...(extensions.output ? { output: extensions.output } : {}),
@@ -213,6 +210,22 @@ function deriveTool(
     sourceId: service.sourceId,
     pointer,
   }
+}
+
+/**
+ * The parameters the tool's API keys take (`in` and lower-cased name → security scheme): the
+ * gateway sends those from the service's credential, so an argument of that name would be
+ * replaced or dropped. Specs often declare the key as a parameter too.
+ */
+function credentialParameters(service: Service, auth: readonly AuthRequirement[]): CredentialParameters {
+  const taken = new Map<string, string>()
+  for (const { schemes } of auth)
+    for (const { scheme } of schemes) {
+      const definition = service.securitySchemes[scheme]
+      if (definition?.type === 'apiKey' && definition.in && definition.paramName)
+        taken.set(`${definition.in}:${definition.paramName.toLowerCase()}`, scheme)
+    }
+  return taken
 }
 
 /**

@@ -43,6 +43,8 @@ export const PROBLEM_CODES = {
   'parameter-path-optional': 'a path parameter is not marked required; it is treated as required',
   'parameter-header-uncarried':
     'a header parameter names a header no argument can set (Accept, Content-Type, Authorization, Host, Content-Length, a hop-by-hop header, Cookie); it is left out of the tool',
+  'parameter-credential':
+    "a header, query or cookie parameter has the name an API key of the operation's security goes under; the gateway sends the service's credential there, so it is left out of the tool",
   'parameter-key-sanitized': 'a parameter or property name is not a valid tool argument key and was renamed',
   'argument-clash': 'two inputs want the same argument name; the later one was renamed',
   'ref-dangling': 'a $ref points at nothing; an empty schema stands in',

@@ -62,8 +62,18 @@ export function buildRequest(
     bearerOverride: context.bearerOverride,
     redact: context.redactCredentials,
   })
-  const notCredential = (names: ReadonlySet<string>) => (pair: string) =>
-    names.size === 0 || !names.has(pairName(pair).toLowerCase())
+  // A pair under a credential's name (an exploded object's key: the catalog already leaves out
+  // parameters of that name) is refused, never dropped: the call the caller meant is not sent.
+  const credentialPairs = (names: ReadonlySet<string>, key: string, pairs: string[]) => {
+    if (names.size === 0) return pairs
+    for (const pair of pairs)
+      if (names.has(pairName(pair).toLowerCase()))
+        violations.push({
+          path: `/${key}`,
+          message: `must not send ${JSON.stringify(pairName(pair))}: the gateway sends the service's credential under that name`,
+        })
+    return pairs
+  }
   const plan = planOf(tool)
   let path = tool.path
   const query: string[] = []
@@ -92,9 +102,9 @@ export function buildRequest(
         violations.push({ path: `/${key}`, message: 'must not be empty: it fills a path segment' })
       path = path.replaceAll(placeholder, () => segment)
     } else if (target.in === 'query') {
-      query.push(...serializeQueryParameter(parameter, value).filter(notCredential(auth.names.query)))
+      query.push(...credentialPairs(auth.names.query, key, serializeQueryParameter(parameter, value)))
     } else if (target.in === 'cookie') {
-      cookies.push(...serializeCookieParameter(parameter, value).filter(notCredential(auth.names.cookie)))
+      cookies.push(...credentialPairs(auth.names.cookie, key, serializeCookieParameter(parameter, value)))
     } else if (header !== undefined) {
       const text = serializeHeaderParameter(parameter, value)
       if (text === undefined)

@@ -33,8 +33,9 @@ export interface CredentialOptions {
  * Upstream credentials by security scheme (SPEC §3 step 3): the first of the tool's alternatives
  * whose every scheme has a configured credential is used. An API key goes to its header, query
  * parameter or cookie; http basic and bearer (and oauth2 / OpenID Connect tokens) to
- * Authorization. Nothing from the caller can override these: a header argument of the same name
- * is replaced, and a query or cookie argument of the same name is not sent (build-request.ts).
+ * Authorization. Nothing from the caller can override these: the catalog leaves a parameter of the
+ * key's name out of the tool, and a query or cookie pair of that name from an exploded object is
+ * refused (build-request.ts).
  * Opal's forwarded access token, when given, replaces the bearer. With `redact`, this is the one
  * place a dry run hides them all: each value becomes `[redacted]`, names and schemes stay.
  */
