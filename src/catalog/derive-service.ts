@@ -150,7 +150,12 @@ function deriveTool(
   const extensions = readOperationExtensions(operation, pointer, sink)
   const auth = sharedAuth(
     service,
-    readAuth(operation.security ?? context.document.security, service, childPointer(pointer, 'security'), sink),
+    readAuth(
+      operation.security ?? context.document.security,
+      service,
+      childPointer(pointer, 'security'),
+      sink,
+    ),
   )
   const params = deriveParameters(
     [

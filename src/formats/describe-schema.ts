@@ -123,7 +123,7 @@ function isNullable(schema: JsonSchema): boolean {
   return Array.isArray(schema.type) && schema.type.includes('null') && schema.type.length > 1
 }
 
-function listValues(values: readonly unknown[]): string {
+export function listValues(values: readonly unknown[]): string {
   const shown = values.slice(0, MAX_ENUM_VALUES).map(literal).join(', ')
   return values.length > MAX_ENUM_VALUES ? `${shown} (and ${values.length - MAX_ENUM_VALUES} more)` : shown
 }

@@ -3,7 +3,7 @@ import type { JsonSchema } from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 import { setOwn } from '../util/own.js'
 import { SCHEMA_KEYWORDS, SCHEMA_LIST_KEYWORDS, SCHEMA_MAP_KEYWORDS } from '../util/schema-keywords.js'
-import { cutAtSentence, describeSchema, literal, sentence, shape } from './describe-schema.js'
+import { cutAtSentence, describeSchema, listValues, literal, sentence, shape } from './describe-schema.js'
 
 /**
  * Per-target rewrites of a tool's canonical input schema (SPEC §2: the published rules are met by
@@ -154,7 +154,81 @@ export function openAIStrictSchema(inputSchema: JsonSchema): Schema {
   const { $defs: _, ...root } = described
   const strictRoot = strictObject(root, 0)
   const strictDefs = Object.fromEntries(Object.entries(defs).map(([name, def]) => [name, strictNode(def, 1)]))
-  return Object.keys(strictDefs).length > 0 ? { ...strictRoot, $defs: strictDefs } : strictRoot
+  return withinStrictBudgets(
+    Object.keys(strictDefs).length > 0 ? { ...strictRoot, $defs: strictDefs } : strictRoot,
+  )
+}
+
+/**
+ * OpenAI's structured-outputs size limits (research/protocols.md §5): at most 1,000 enum values in
+ * the whole schema, a string enum of over 250 values at most 15,000 characters, and at most
+ * 120,000 characters of property names, definition names, enum and const values. Over them,
+ * the largest enums become plain values whose description names the choices (the executor still
+ * checks each value against the spec's enum), largest first, until the schema fits.
+ */
+const STRICT_ENUM_VALUES = 1_000
+const STRICT_LONG_ENUM = { values: 250, characters: 15_000 }
+const STRICT_CHARACTERS = 120_000
+
+function withinStrictBudgets(schema: Schema): Schema {
+  const measure = (root: Schema) => {
+    const enums: Schema[] = []
+    let values = 0
+    let characters = Object.keys(isRecord(root.$defs) ? root.$defs : {}).join('').length
+    visitSchemas(root, (node) => {
+      if (isRecord(node.properties)) characters += Object.keys(node.properties).join('').length
+      if (typeof node.const === 'string') characters += node.const.length
+      if (!Array.isArray(node.enum)) return
+      enums.push(node)
+      values += node.enum.length
+      characters += enumCharacters(node.enum)
+    })
+    return { enums, values, characters }
+  }
+  const first = measure(schema)
+  const tooLong = (node: Schema) => {
+    const list = node.enum as unknown[]
+    return list.length > STRICT_LONG_ENUM.values && enumCharacters(list) > STRICT_LONG_ENUM.characters
+  }
+  if (
+    first.values <= STRICT_ENUM_VALUES &&
+    first.characters <= STRICT_CHARACTERS &&
+    !first.enums.some(tooLong)
+  )
+    return schema
+  // Rare (a few tools in thousands): the copy keeps the shared input untouched.
+  const copy = structuredClone(schema)
+  const { enums, characters } = measure(copy)
+  let values = enums.reduce((sum, node) => sum + (node.enum as unknown[]).length, 0)
+  let left = characters
+  for (const node of enums.sort((a, b) => (b.enum as unknown[]).length - (a.enum as unknown[]).length)) {
+    if (values <= STRICT_ENUM_VALUES && left <= STRICT_CHARACTERS && !tooLong(node)) continue
+    const list = node.enum as unknown[]
+    values -= list.length
+    left -= enumCharacters(list)
+    delete node.enum
+    const note = `One of ${list.length} values (strict mode cannot list them all): ${listValues(list)}.`
+    node.description = typeof node.description === 'string' ? `${sentence(node.description)} ${note}` : note
+  }
+  return copy
+}
+
+function enumCharacters(values: readonly unknown[]): number {
+  let length = 0
+  for (const value of values) if (typeof value === 'string') length += value.length
+  return length
+}
+
+/** Every schema node of a strict schema: properties, items, anyOf branches and $defs. */
+function visitSchemas(schema: Schema, visit: (node: Schema) => void): void {
+  visit(schema)
+  for (const key of ['properties', '$defs'])
+    if (isRecord(schema[key]))
+      for (const child of Object.values(schema[key] as Schema))
+        if (isRecord(child)) visitSchemas(child, visit)
+  if (isRecord(schema.items)) visitSchemas(schema.items, visit)
+  if (Array.isArray(schema.anyOf))
+    for (const branch of schema.anyOf) if (isRecord(branch)) visitSchemas(branch, visit)
 }
 
 /** `depth` counts container hops from the root (properties, items), as strict mode's nesting limit does. */

@@ -62,7 +62,9 @@ describe('parameters named like an API key (issue 42 class 7)', () => {
                 },
               },
             },
-            { components: { securitySchemes: { key: { type: 'apiKey', in: scheme.in, name: scheme.name } } } },
+            {
+              components: { securitySchemes: { key: { type: 'apiKey', in: scheme.in, name: scheme.name } } },
+            },
           ),
         })
         const tool = toolById(catalog, 's:k')
@@ -96,7 +98,8 @@ describe('parameters named like an API key (issue 42 class 7)', () => {
         assert.equal(upstream.received.length, before + 1)
         const received = upstream.received.at(-1)!
         // Without security, a parameter of the key's name is the caller's and arrives too.
-        for (const p of carried) assert.deepEqual(sent(received, p.in, p.name), [p.value], `${p.in} ${p.name}`)
+        for (const p of carried)
+          assert.deepEqual(sent(received, p.in, p.name), [p.value], `${p.in} ${p.name}`)
         if (secured) assert.deepEqual(sent(received, scheme.in, scheme.name), [SECRET])
       }),
       { numRuns: 150 },

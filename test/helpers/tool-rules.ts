@@ -145,7 +145,12 @@ export function openAIRules(document: unknown): string[] {
   return broken
 }
 
-/** OpenAI strict mode (function-calling guide "Strict mode"; openai SDK toStrictJsonSchema). */
+/**
+ * OpenAI strict mode (function-calling guide "Strict mode"; openai SDK toStrictJsonSchema), with
+ * the structured-outputs size limits (research/protocols.md §5): ≤ 5,000 properties, ≤ 10 levels,
+ * ≤ 1,000 enum values in the whole schema, a string enum of over 250 values ≤ 15,000 characters,
+ * and ≤ 120,000 characters of property names, definition names, enum and const values.
+ */
 export function openAIStrictRules(document: unknown): string[] {
   const broken = openAIRules(document)
   if (!Array.isArray(document)) return broken
@@ -156,6 +161,9 @@ export function openAIStrictRules(document: unknown): string[] {
     const parameters = fn.parameters as Json
     if ('anyOf' in parameters) broken.push(`${at}: root anyOf`)
     let properties = 0
+    let enumValues = 0
+    // Property names, definition names, enum and const values (strings), all counted.
+    let characters = Object.keys((parameters.$defs as Json) ?? {}).join('').length
     walk(parameters, (node, depth) => {
       const container = typesOf(node).some((t) => t === 'object' || t === 'array')
       if (container && depth - 1 > 10) broken.push(`${at}: objects or arrays nested deeper than 10 levels`)
@@ -163,7 +171,16 @@ export function openAIStrictRules(document: unknown): string[] {
         if (keyword in node) broken.push(`${at}: ${keyword} in strict mode`)
       if (typeof node.format === 'string' && !STRICT_FORMATS.has(node.format))
         broken.push(`${at}: format ${node.format}`)
-      if (Array.isArray(node.enum) && node.enum.length > 1000) broken.push(`${at}: enum over 1,000 values`)
+      if (Array.isArray(node.enum)) {
+        enumValues += node.enum.length
+        const strings = node.enum.filter((value): value is string => typeof value === 'string')
+        const length = strings.join('').length
+        characters += length
+        if (node.enum.length > 250 && length > 15_000)
+          broken.push(`${at}: an enum of over 250 values longer than 15,000 characters`)
+      }
+      if (typeof node.const === 'string') characters += node.const.length
+      characters += Object.keys((node.properties as Json) ?? {}).join('').length
       if (typeof node.$ref === 'string' || Array.isArray(node.anyOf)) return
       const types = typesOf(node)
       if (types.length === 0) broken.push(`${at}: a schema without type`)
@@ -179,6 +196,9 @@ export function openAIStrictRules(document: unknown): string[] {
         broken.push(`${at}: required names an undeclared property`)
     })
     if (properties > 5000) broken.push(`${at}: more than 5,000 properties`)
+    if (enumValues > 1000) broken.push(`${at}: more than 1,000 enum values in the schema (${enumValues})`)
+    if (characters > 120_000)
+      broken.push(`${at}: names, enum and const values longer than 120,000 characters (${characters})`)
   }
   return broken
 }

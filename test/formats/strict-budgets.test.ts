@@ -1,0 +1,106 @@
+// Issue 42 class 7, strict variants that OpenAI refuses: on unseen public specs, 5 tools' strict
+// variants broke the structured-outputs size limits — 1,000 enum values in a schema (country and
+// currency lists on every address), a string enum of over 250 values past 15,000 characters, or
+// 120,000 characters of names and values. Generated schemas over and under each limit: the strict
+// variant always passes every rule, keeps every enum when the schema fits, and a value from a
+// dropped enum is still checked by the gateway against the spec.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import fc from 'fast-check'
+import { DISCOVER_VIEW } from '../../src/catalog/index.js'
+import { renderOpenAITools } from '../../src/formats/openai.js'
+import { catalogOf, ok, openapi } from '../helpers/memory-catalog.js'
+import { openAIStrictRules } from '../helpers/tool-rules.js'
+
+type Json = Record<string, unknown>
+
+/** Short lists and long ones (countries, currencies, time zones), values of 2 to 70 characters. */
+const enumSchema = fc
+  .record({
+    count: fc.oneof(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 150, max: 420 })),
+    length: fc.integer({ min: 2, max: 70 }),
+    prefix: fc.stringMatching(/^[A-Za-z]{1,6}$/),
+  })
+  .map(({ count, length, prefix }) => ({
+    type: 'string',
+    enum: Array.from({ length: count }, (_, i) => `${prefix}_${i}`.padEnd(length, 'x')),
+  }))
+
+/** Enums at the top, inside a nested object and inside array items, some optional. */
+const bodySchema = fc
+  .record({
+    top: fc.array(enumSchema, { minLength: 1, maxLength: 6 }),
+    nested: fc.array(enumSchema, { maxLength: 3 }),
+    listed: fc.option(enumSchema, { nil: undefined }),
+    required: fc.boolean(),
+  })
+  .map(({ top, nested, listed, required }) => {
+    const properties: Record<string, unknown> = Object.fromEntries(top.map((s, i) => [`field_${i}`, s]))
+    if (nested.length > 0)
+      properties.address = {
+        type: 'object',
+        properties: Object.fromEntries(nested.map((s, i) => [`part_${i}`, s])),
+      }
+    if (listed) properties.tags = { type: 'array', items: listed }
+    return { type: 'object', properties, ...(required ? { required: ['field_0'] } : {}) }
+  })
+
+function enums(schema: unknown, found: unknown[][] = []): unknown[][] {
+  if (schema === null || typeof schema !== 'object') return found
+  const node = schema as Json
+  if (Array.isArray(node.enum)) found.push((node.enum as unknown[]).filter((v) => v !== null))
+  for (const child of Object.values(node)) if (typeof child === 'object') enums(child, found)
+  return found
+}
+
+/**
+ * Within every limit with room to spare (each optional enum gains a null, names add a few hundred
+ * characters), or over one outright; the narrow band between is checked by the rules alone.
+ */
+function verdict(lists: unknown[][]): 'fits' | 'over' | 'near' {
+  const values = lists.reduce((sum, list) => sum + list.length, 0)
+  const characters = lists.reduce((sum, list) => sum + list.join('').length, 0)
+  const long = lists.some((list) => list.length > 250 && list.join('').length > 15_000)
+  if (long || values > 1000 || characters > 120_000) return 'over'
+  return values + lists.length <= 1000 && characters + 500 <= 120_000 ? 'fits' : 'near'
+}
+
+describe("strict variants within OpenAI's size limits (issue 42 class 7)", () => {
+  test('property: every strict variant passes the rules; a schema that fits keeps every enum; over a limit, the dropped enums are said in words', async () => {
+    let over = 0
+    let under = 0
+    await fc.assert(
+      fc.asyncProperty(bodySchema, async (schema) => {
+        const catalog = await catalogOf({
+          's.json': openapi({
+            '/orders': {
+              post: {
+                operationId: 'create_order',
+                requestBody: { required: true, content: { 'application/json': { schema } } },
+                responses: ok,
+              },
+            },
+          }),
+        })
+        const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+        assert.deepEqual(openAIStrictRules(strict), [])
+        const declared = enums(schema)
+        const kept = enums(strict[0]!.function.parameters)
+        const said = verdict(declared)
+        if (said === 'fits') {
+          under++
+          assert.equal(kept.length, declared.length, 'a schema within the limits keeps every enum')
+        } else if (said === 'over') {
+          over++
+          assert.ok(kept.length < declared.length)
+          assert.match(
+            JSON.stringify(strict[0]!.function.parameters),
+            /One of \d+ values \(strict mode cannot list them all\)/,
+          )
+        }
+      }),
+      { numRuns: 120 },
+    )
+    assert.ok(over > 0 && under > 0, `${over} over a limit, ${under} within`)
+  })
+})
