@@ -173,12 +173,21 @@ export function isFlattenableObject(schema: JsonSchema): boolean {
   return !isRecord(schema.additionalProperties)
 }
 
-/** A file part or binary body: agents send text, so the bytes travel base64-encoded. */
+/** What a base64 string keeps of the schema it stands for: its annotations, not its structure. */
+const FILE_ANNOTATIONS = ['title', 'deprecated', 'readOnly', 'writeOnly', 'contentMediaType'] as const
+
+/**
+ * A file part or binary body: agents send text, so the bytes travel base64-encoded. The string
+ * keeps no `properties` or `items` of an object or XML body it encodes: they describe the bytes
+ * inside, not the string.
+ */
 export function asBase64File(schema: JsonSchema, what: string): JsonSchema {
-  const { format: _, ...rest } = schema
+  const kept = Object.fromEntries(
+    FILE_ANNOTATIONS.filter((key) => key in schema).map((key) => [key, schema[key]]),
+  )
   const description = typeof schema.description === 'string' ? `${schema.description} ` : ''
   return {
-    ...rest,
+    ...kept,
     type: 'string',
     contentEncoding: 'base64',
     description: `${description}(${what}, base64-encoded)`,

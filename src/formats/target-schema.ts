@@ -236,8 +236,8 @@ function strictNode(schema: Schema, depth: number): Schema {
   if (typeof schema.$ref === 'string') {
     return { $ref: schema.$ref, ...(schema.description ? { description: schema.description } : {}) }
   }
-  const cleaned = dropUnsupported(schema)
-  const types = typesOf(cleaned)
+  const types = typesOf(schema)
+  const cleaned = dropInapplicable(dropUnsupported(schema), types)
   const container =
     types.includes('object') || types.includes('array') || cleaned.oneOf || cleaned.anyOf || cleaned.allOf
   if (container && depth > STRICT_MAX_DEPTH)
@@ -323,6 +323,27 @@ function dropUnsupported(schema: Schema): Schema {
     out.description = [schema.description ? sentence(String(schema.description)) : '', ...hints]
       .filter(Boolean)
       .join(' ')
+  return out
+}
+
+/** Keywords that constrain only objects, and only arrays. */
+const OBJECT_KEYWORDS = ['properties', 'required', 'additionalProperties'] as const
+const ARRAY_KEYWORDS = ['items', 'minItems', 'maxItems', 'prefixItems'] as const
+
+/**
+ * Object keywords on a schema that is no object, array keywords on one that is no array: JSON
+ * Schema ignores them, but strict mode reads `properties` under `type: "array"` as an object it
+ * must close (a spec's array body that also lists its item's fields, FormAPI).
+ */
+function dropInapplicable(schema: Schema, types: readonly string[]): Schema {
+  if (types.length === 0) return schema
+  const keys = [
+    ...(types.includes('object') ? [] : OBJECT_KEYWORDS),
+    ...(types.includes('array') ? [] : ARRAY_KEYWORDS),
+  ].filter((key) => key in schema)
+  if (keys.length === 0) return schema
+  const out = { ...schema }
+  for (const key of keys) delete out[key]
   return out
 }
 

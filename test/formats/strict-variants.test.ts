@@ -104,3 +104,49 @@ describe("strict variants within OpenAI's size limits (issue 42 class 7)", () =>
     assert.ok(over > 0 && under > 0, `${over} over a limit, ${under} within`)
   })
 })
+
+/** Object keywords beside a type that is no object, array keywords beside one that is no array. */
+const misplaced = fc.letrec((tie) => ({
+  node: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.record({ type: fc.constantFrom('string', 'integer', 'boolean') }),
+    fc.record(
+      {
+        type: fc.constantFrom('array', 'string', 'object', 'integer'),
+        properties: fc.dictionary(fc.stringMatching(/^[a-z]{1,8}$/), tie('node'), { maxKeys: 3 }),
+        required: fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { maxLength: 2 }),
+        items: tie('node'),
+        minItems: fc.nat(3),
+      },
+      { requiredKeys: ['type'] },
+    ),
+  ),
+})).node
+
+describe('strict variants of schemas whose keywords do not fit their type (issue 42 class 7)', () => {
+  test('property: an array body that lists its item fields, a string with properties, an object with items: every strict variant passes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        misplaced,
+        fc.constantFrom('application/json', 'application/xml'),
+        async (schema, type) => {
+          const catalog = await catalogOf({
+            's.json': openapi({
+              '/batch': {
+                post: {
+                  operationId: 'batch',
+                  requestBody: { required: true, content: { [type]: { schema } } },
+                  responses: ok,
+                },
+              },
+            }),
+          })
+          const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+          assert.equal(strict.length, 1)
+          assert.deepEqual(openAIStrictRules(strict), [])
+        },
+      ),
+      { numRuns: 300 },
+    )
+  })
+})
