@@ -86,8 +86,12 @@ export function buildRequest(
   for (const { key, target, parameter, placeholder, header } of plan.bindings) {
     const value = Object.hasOwn(args, key) ? args[key] : undefined
     // null is "left out" for what the tool leaves optional (strict mode sends every optional
-    // argument as null); a required JSON body whose schema admits null is sent as `null`.
-    if (value === null && 'whole' in target && sendsNull(tool, key)) whole = null
+    // argument as null); a required JSON body, or a required field of one, whose schema admits
+    // null is sent as `null` (Apideck's `company_name`: required and nullable).
+    if (value === null && target.in === 'body' && sendsNull(tool, key)) {
+      if ('whole' in target) whole = null
+      else bodyArgs[target.name] = null
+    }
     if (value === undefined || value === null) continue
     if (target.in === 'body') {
       if ('whole' in target) whole = value
@@ -274,7 +278,7 @@ function parseBaseUrl(tool: Tool, service: Service, configured: string | undefin
   return undefined
 }
 
-/** Whether a null whole-body argument is the body itself: required, and sent as JSON. */
+/** Whether a null body argument is a value to send: required (the schema admitted null), and sent as JSON. */
 function sendsNull(tool: Tool, key: string): boolean {
   const required = tool.inputSchema.required
   return Array.isArray(required) && required.includes(key) && isJson(tool.binding.bodyContentType ?? '')

@@ -415,7 +415,7 @@ interface AxeViolation {
   nodes: { target: string[] }[]
 }
 
-// --- the real-world corpus: 19 specs, 3,800+ tools ----------------------------------------------
+// --- the real-world corpus: 21 specs, 3,800+ tools ----------------------------------------------
 
 describe('the real-world corpus (test/fixtures/real-world)', () => {
   let base: string

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import fc from 'fast-check'
 import { Secret } from '../../src/config/secrets.js'
 import type { ToolOutcome } from '../../src/executor/index.js'
 import { executorFor } from '../helpers/executor.js'
@@ -225,6 +226,49 @@ test('null: a required JSON body that admits null is sent as null; an optional o
       ['/required', 'null'],
       ['/optional', ''],
     ],
+  )
+})
+
+test('property: a required field that admits null, given null, arrives as null; an optional field given null is left out (issue 42 class 7)', async (t) => {
+  const upstream = await startUpstream(t)
+  const fields = fc.uniqueArray(
+    fc.record({ name: fc.stringMatching(/^[a-z]{1,10}$/), required: fc.boolean(), nullable: fc.boolean() }),
+    { minLength: 1, maxLength: 6, selector: (f) => f.name },
+  )
+  await fc.assert(
+    fc.asyncProperty(fields, async (declared) => {
+      const schema = {
+        type: 'object',
+        properties: Object.fromEntries(
+          declared.map((f) => [f.name, { type: f.nullable ? ['string', 'null'] : 'string' }]),
+        ),
+        required: declared.filter((f) => f.required).map((f) => f.name),
+      }
+      const catalog = await catalogOf({
+        's.yaml': openapi({
+          '/leads': {
+            post: {
+              operationId: 'add',
+              requestBody: { required: true, content: { 'application/json': { schema } } },
+              responses: ok,
+            },
+          },
+        }),
+      })
+      const args: Record<string, unknown> = {}
+      const expected: Record<string, unknown> = {}
+      for (const f of declared) {
+        args[f.name] = f.nullable ? null : 'x'
+        if (!f.nullable || f.required) expected[f.name] = args[f.name]
+      }
+      const outcome = await executorFor(t, catalog, { services: { s: { upstream: upstream.url } } }).call(
+        's:add',
+        args,
+      )
+      assert.equal(outcome.status, 200, JSON.stringify(outcome))
+      assert.deepEqual(JSON.parse(upstream.received.at(-1)!.body.toString()), expected)
+    }),
+    { numRuns: 100 },
   )
 })
 
