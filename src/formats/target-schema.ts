@@ -170,7 +170,8 @@ const STRICT_ENUM_VALUES = 1_000
 const STRICT_LONG_ENUM = { values: 250, characters: 15_000 }
 const STRICT_CHARACTERS = 120_000
 
-function withinStrictBudgets(schema: Schema): Schema {
+function withinStrictBudgets(input: Schema): Schema {
+  const schema = withinStrictProperties(input)
   const measure = (root: Schema) => {
     const enums: Schema[] = []
     let values = 0
@@ -211,6 +212,73 @@ function withinStrictBudgets(schema: Schema): Schema {
     node.description = typeof node.description === 'string' ? `${sentence(node.description)} ${note}` : note
   }
   return copy
+}
+
+/** OpenAI structured outputs: at most 5,000 object properties in one schema. */
+const STRICT_PROPERTIES = 5_000
+
+/** An object under the root: the properties its subtree declares, and how to put another schema in its place. */
+interface Subtree {
+  readonly node: Schema
+  readonly count: number
+  readonly replace: (schema: Schema) => void
+}
+
+function subtrees(root: Schema): { total: number; nodes: Subtree[] } {
+  const nodes: Subtree[] = []
+  const visit = (node: Schema, replace?: (schema: Schema) => void): number => {
+    let count = isRecord(node.properties) ? Object.keys(node.properties).length : 0
+    for (const key of ['properties', '$defs']) {
+      const map = node[key]
+      if (!isRecord(map)) continue
+      for (const name of Object.keys(map)) {
+        const child = map[name]
+        if (isRecord(child))
+          count += visit(child, (schema) => {
+            map[name] = schema
+          })
+      }
+    }
+    if (isRecord(node.items))
+      count += visit(node.items, (schema) => {
+        node.items = schema
+      })
+    if (Array.isArray(node.anyOf)) {
+      const branches = node.anyOf as unknown[]
+      branches.forEach((branch, i) => {
+        if (isRecord(branch))
+          count += visit(branch, (schema) => {
+            branches[i] = schema
+          })
+      })
+    }
+    if (replace && count > 0) nodes.push({ node, count, replace })
+    return count
+  }
+  return { total: visit(root), nodes }
+}
+
+/**
+ * Over 5,000 properties (Microsoft Graph's and Kubernetes' biggest bodies), objects become JSON
+ * text, as nesting past 10 levels does: each time the smallest subtree that brings the schema
+ * under the limit, else the largest, so as little structure as needed is lost.
+ */
+function withinStrictProperties(schema: Schema): Schema {
+  if (subtrees(schema).total <= STRICT_PROPERTIES) return schema
+  const copy = structuredClone(schema)
+  for (;;) {
+    const { total, nodes } = subtrees(copy)
+    if (total <= STRICT_PROPERTIES || nodes.length === 0) return copy
+    const excess = total - STRICT_PROPERTIES
+    const enough = nodes.filter((subtree) => subtree.count >= excess)
+    const chosen =
+      enough.length > 0
+        ? enough.reduce((a, b) => (b.count < a.count ? b : a))
+        : nodes.reduce((a, b) => (b.count > a.count ? b : a))
+    const text = asJsonString(chosen.node, 'more properties than strict mode takes in one schema')
+    // An optional object stays optional: null still leaves it out.
+    chosen.replace(typesOf(chosen.node).includes('null') ? { ...text, type: ['string', 'null'] } : text)
+  }
 }
 
 function enumCharacters(values: readonly unknown[]): number {

@@ -150,3 +150,65 @@ describe('strict variants of schemas whose keywords do not fit their type (issue
     )
   })
 })
+
+/** Bodies of many objects of many fields, nested two deep, around OpenAI's 5,000-property limit. */
+const wideBody = fc
+  .record({
+    groups: fc.integer({ min: 1, max: 30 }),
+    fields: fc.integer({ min: 20, max: 300 }),
+    nested: fc.boolean(),
+    optional: fc.boolean(),
+  })
+  .map(({ groups, fields, nested, optional }) => {
+    const group = (g: number) => ({
+      type: 'object',
+      properties: Object.fromEntries(
+        Array.from({ length: fields }, (_, f) => [`f${g}_${f}`, { type: 'string' }]),
+      ),
+    })
+    const properties = Object.fromEntries(
+      Array.from({ length: groups }, (_, g) => [
+        `group_${g}`,
+        nested ? { type: 'object', properties: { inner: group(g) } } : group(g),
+      ]),
+    )
+    return {
+      schema: { type: 'object', properties, ...(optional ? {} : { required: ['group_0'] }) },
+      total: groups * fields + groups * (nested ? 1 : 0) + groups,
+    }
+  })
+
+describe("strict variants within OpenAI's 5,000-property limit (issue 42 class 7)", () => {
+  test('property: every strict variant passes; a schema within the limit keeps every object; over it, objects become JSON text', async () => {
+    let over = 0
+    let under = 0
+    await fc.assert(
+      fc.asyncProperty(wideBody, async ({ schema, total }) => {
+        const catalog = await catalogOf({
+          's.json': openapi({
+            '/things': {
+              post: {
+                operationId: 'create',
+                requestBody: { required: true, content: { 'application/json': { schema } } },
+                responses: ok,
+              },
+            },
+          }),
+        })
+        const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+        assert.deepEqual(openAIStrictRules(strict), [])
+        const text = JSON.stringify(strict[0]!.function.parameters)
+        const collapsed = text.includes('more properties than strict mode takes in one schema')
+        if (total <= 5000) {
+          under++
+          assert.equal(collapsed, false)
+        } else {
+          over++
+          assert.equal(collapsed, true)
+        }
+      }),
+      { numRuns: 60 },
+    )
+    assert.ok(over > 0 && under > 0, `${over} over the limit, ${under} within`)
+  })
+})
