@@ -1,0 +1,35 @@
+// Issue 43: search relevance on the evaluation set (test/fixtures/search-eval): recall@5,
+// recall@10 and MRR@10 for each half, per API and for the tasks that share no word with their
+// operations. `node dist/bench/search/relevance.js [--misses tune]` prints the figures as JSON
+// (and the tune half's misses, to work on; never the held-out half's).
+import {
+  buildCatalog,
+  buildSearchIndex,
+  fsSourceReader,
+  loadSpecsDirectory,
+} from '../../src/catalog/index.js'
+import { fromRoot } from '../../test/helpers/paths.js'
+import { evalFixtures, loadEvalTasks, report, runEval } from '../../test/helpers/search-eval.js'
+
+const tasks = loadEvalTasks()
+const loaded = await loadSpecsDirectory(fromRoot('test', 'fixtures', 'real-world'), {
+  listFiles: async () => evalFixtures(tasks),
+  readText: fsSourceReader.readText,
+})
+const catalog = buildCatalog(loaded)
+const index = buildSearchIndex(catalog)
+const results = runEval(catalog, tasks, (query, options) => index.search(query, options))
+const figures = report(results)
+const round = (x: number) => Math.round(x * 1000) / 1000
+console.log(
+  JSON.stringify(
+    { tools: index.size, figures },
+    (key, value) => (typeof value === 'number' && key !== 'tasks' ? round(value) : value),
+    1,
+  ),
+)
+if (process.argv.includes('--misses'))
+  for (const r of results.filter((r) => r.task.half === 'tune' && (r.rank < 0 || r.rank >= 5)))
+    console.error(
+      `MISS${r.noSharedWord ? ' (no shared word)' : ''}: ${r.task.query}\n  want ${r.task.expected.join(', ')}\n  got  ${r.top.slice(0, 5).join(', ')}`,
+    )
