@@ -20,10 +20,29 @@ const catalog = buildCatalog(loaded)
 const index = buildSearchIndex(catalog)
 const results = runEval(catalog, tasks, (query, options) => index.search(query, options))
 const figures = report(results)
+/**
+ * Each signal switched from its default in turn (issue 43 "with and without each signal"):
+ * values and services off, the lexicon on.
+ */
+const without = Object.fromEntries(
+  (['lexicon', 'values', 'services'] as const).map((signal) => {
+    const ablated = buildSearchIndex(catalog, { [signal]: signal === 'lexicon' })
+    const cut = report(runEval(catalog, tasks, (query, options) => ablated.search(query, options)))
+    return [
+      signal,
+      {
+        tune: cut.tune.overall,
+        heldOut: cut['held-out'].overall,
+        tuneNoSharedWord: cut.tune.noSharedWord,
+        heldOutNoSharedWord: cut['held-out'].noSharedWord,
+      },
+    ]
+  }),
+)
 const round = (x: number) => Math.round(x * 1000) / 1000
 console.log(
   JSON.stringify(
-    { tools: index.size, figures },
+    { tools: index.size, figures, switched: without },
     (key, value) => (typeof value === 'number' && key !== 'tasks' ? round(value) : value),
     1,
   ),

@@ -156,6 +156,7 @@ function deriveParameter(
     explode: typeof node.explode === 'boolean' ? node.explode : style === 'form',
     allowReserved: node.allowReserved === true,
     ...(contentType ? { contentType } : {}),
+    ...exampleStrings(node),
   }
   const cliName = readParameterCliName(node, resolved.pointer, sink)
   return { parameter, candidate: parameterCandidate(parameter, cliName, resolved.pointer) }
@@ -232,4 +233,18 @@ function addUndeclaredPathParameters(
     }
     byKey.set(`path:${name}`, { parameter, candidate: parameterCandidate(parameter, undefined, pointer) })
   }
+}
+
+/** A parameter's own short string examples (`example`, or the values of `examples`), at most 3. */
+function exampleStrings(node: Record<string, unknown>): { examples?: string[] } {
+  const values = [
+    node.example,
+    ...(isRecord(node.examples)
+      ? Object.values(node.examples).map((e) => (isRecord(e) ? e.value : undefined))
+      : []),
+  ]
+  const examples = values
+    .filter((value): value is string => typeof value === 'string' && value.length > 0 && value.length <= 200)
+    .slice(0, 3)
+  return examples.length > 0 ? { examples } : {}
 }

@@ -1,4 +1,11 @@
 import MiniSearch, { type SearchResult } from 'minisearch'
+import {
+  documentedPrefixes,
+  EXPANSION_WEIGHT,
+  queryPrefixes,
+  relatedWords,
+  serviceNames,
+} from './search-signals.js'
 import type { Catalog, Service, Tool } from './types.js'
 
 /** One ranked answer of a tool search. */
@@ -47,8 +54,26 @@ const FIELDS = Object.keys(BOOSTS) as Field[]
 type IndexedTool = { readonly id: string } & Record<Field, string>
 
 /** Builds the index of a catalog's callable tools (seed 003: ignored tools are not callable). */
-export function buildSearchIndex(catalog: Catalog): ToolSearchIndex {
-  const prepared = prepareIndex(catalog)
+/**
+ * The ranking signals beyond the words (issue 43), switchable to measure each one
+ * (bench/search/relevance.ts).
+ */
+export interface SearchSignals {
+  /**
+   * The API-domain lexicon's related words (search-signals.ts). Off by default: on the evaluation
+   * set it lifts the tune half (recall@5 0.300 → 0.358) and the tasks that share no word with
+   * their tool on both halves, but costs the held-out half's worded tasks more (0.367 → 0.308):
+   * related words blur what the user's own words already find.
+   */
+  readonly lexicon?: boolean
+  /** Identifier prefixes in the query that a tool's arguments document. */
+  readonly values?: boolean
+  /** A service the query names. */
+  readonly services?: boolean
+}
+
+export function buildSearchIndex(catalog: Catalog, signals: SearchSignals = {}): ToolSearchIndex {
+  const prepared = prepareIndex(catalog, signals)
   prepared.index.addAll(prepared.tools.map(prepared.documentOf))
   return searchOver(prepared)
 }
@@ -61,7 +86,7 @@ const CHUNK = 250
  * take about a second to index, which must not stall /health during a reload (issue 14).
  */
 export async function buildSearchIndexAsync(catalog: Catalog): Promise<ToolSearchIndex> {
-  const prepared = prepareIndex(catalog)
+  const prepared = prepareIndex(catalog, {})
   for (let start = 0; start < prepared.tools.length; start += CHUNK) {
     await new Promise((resolve) => setImmediate(resolve))
     prepared.index.addAll(prepared.tools.slice(start, start + CHUNK).map(prepared.documentOf))
@@ -77,9 +102,15 @@ interface PreparedIndex {
   readonly byId: ReadonlyMap<string, Tool>
   readonly weights: ReadonlyMap<string, number>
   readonly actions: ReadonlyMap<string, string>
+  /** Identifier prefixes each tool's arguments document (`cus_`, `stake1`), and all of them. */
+  readonly prefixes: ReadonlyMap<string, ReadonlySet<string>>
+  readonly knownPrefixes: ReadonlySet<string>
+  /** A word that names one service → that service. */
+  readonly serviceNames: ReadonlyMap<string, string>
+  readonly signals: SearchSignals
 }
 
-function prepareIndex(catalog: Catalog): PreparedIndex {
+function prepareIndex(catalog: Catalog, signals: SearchSignals): PreparedIndex {
   const services = new Map(catalog.services.map((service) => [service.id, service]))
   const byId = new Map<string, Tool>()
   const index = new MiniSearch<IndexedTool>({
@@ -90,30 +121,71 @@ function prepareIndex(catalog: Catalog): PreparedIndex {
   })
   const weights = new Map<string, number>()
   const actions = new Map<string, string>()
+  const prefixes = new Map<string, ReadonlySet<string>>()
+  const knownPrefixes = new Set<string>()
   const tools = catalog.tools.filter((tool) => !tool.ignored)
   for (const tool of tools) {
     byId.set(tool.id, tool)
     weights.set(tool.id, documentWeight(tool))
     actions.set(tool.id, actionOf(tool))
+    const documented = documentedPrefixes(tool)
+    if (documented.size > 0) prefixes.set(tool.id, documented)
+    for (const prefix of documented) knownPrefixes.add(prefix)
   }
   const boilerplate = sharedDescriptions(tools)
   const documentOf = (tool: Tool) => searchableText(tool, services.get(tool.serviceId), boilerplate)
-  return { index, tools, documentOf, byId, weights, actions }
+  return {
+    index,
+    tools,
+    documentOf,
+    byId,
+    weights,
+    actions,
+    prefixes,
+    knownPrefixes,
+    serviceNames: serviceNames(catalog.services),
+    signals,
+  }
 }
 
-function searchOver({ index, byId, weights, actions }: PreparedIndex): ToolSearchIndex {
+/** How much a value of the kind a tool takes, and a service the query names, lift a tool. */
+const VALUE_BOOST = 2
+const SERVICE_BOOST = 2
+
+function searchOver(prepared: PreparedIndex): ToolSearchIndex {
+  const { index, byId, weights, actions, prefixes, knownPrefixes, signals } = prepared
   return {
     size: byId.size,
     search(query, { limit, accept }) {
-      const { terms, asked } = queryTerms(query)
+      const { terms, asked, words } = queryTerms(query)
       if (terms.length === 0 || limit <= 0) return []
       const filter = accept && ((result: SearchResult) => accept(byId.get(result.id as string)!))
-      // The action a user asks for (list, read, create …) only reorders tools the words found.
-      const boostDocument = (id: string) =>
-        (weights.get(id) ?? 1) * (asked.has(actions.get(id)!) ? ACTION_BOOST : 1)
+      // The lexicon's related words, weighed below the user's own (off by default: see SearchSignals).
+      const own = new Set(terms)
+      const related = (signals.lexicon === true ? relatedWords(words) : [])
+        .map(normalizeTerm)
+        .filter((term): term is string => term !== null && !own.has(term))
+      const expansions = new Set(related)
+      const values =
+        signals.values === false ? new Set<string>() : queryPrefixes(query.slice(0, 4_096), knownPrefixes)
+      const named = new Set(
+        signals.services === false
+          ? []
+          : words.flatMap((word) => prepared.serviceNames.get(word.toLowerCase()) ?? []),
+      )
+      // The action a user asks for (list, read, create …) only reorders tools the words found;
+      // so do a value of the kind a tool takes and the service the query names.
+      const boostDocument = (id: string) => {
+        let boost = (weights.get(id) ?? 1) * (asked.has(actions.get(id)!) ? ACTION_BOOST : 1)
+        if (values.size > 0 && [...values].some((prefix) => prefixes.get(id)?.has(prefix)))
+          boost *= VALUE_BOOST
+        if (named.size > 0 && named.has(byId.get(id)!.serviceId)) boost *= SERVICE_BOOST
+        return boost
+      }
       const results = index.search(
-        { combineWith: 'OR', queries: terms },
+        { combineWith: 'OR', queries: [...terms, ...expansions] },
         {
+          boostTerm: (term) => (expansions.has(term) ? EXPANSION_WEIGHT : 1),
           prefix: (term) => term.length >= 4,
           fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
           maxFuzzy: 2,
@@ -170,17 +242,19 @@ function searchableText(tool: Tool, service: Service | undefined, boilerplate: S
 }
 
 /** Query words, deduplicated, and the actions they ask for; operators are plain words here. */
-function queryTerms(query: string): { terms: string[]; asked: Set<string> } {
-  const words = new Set<string>()
+function queryTerms(query: string): { terms: string[]; asked: Set<string>; words: string[] } {
+  const terms = new Set<string>()
   const asked = new Set<string>()
+  const words: string[] = []
   for (const word of splitWords(query.slice(0, 4_096))) {
     const action = ACTION_WORDS.get(word.toLowerCase())
     if (action) asked.add(action)
+    words.push(word)
     const term = normalizeTerm(word)
-    if (term) words.add(term)
-    if (words.size === MAX_QUERY_TERMS) break
+    if (term) terms.add(term)
+    if (terms.size === MAX_QUERY_TERMS) break
   }
-  return { terms: [...words], asked }
+  return { terms: [...terms], asked, words }
 }
 
 /** How much the asked action weighs against the words (tuned on the relevance tasks). */

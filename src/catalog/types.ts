@@ -68,6 +68,8 @@ export interface Parameter {
   readonly allowReserved: boolean
   /** Set when the parameter is described with `content` instead of `schema`. */
   readonly contentType?: string
+  /** Its own `example` / `examples` values that are short strings (at most 3): search reads their ID prefixes. */
+  readonly examples?: readonly string[]
 }
 
 export interface RequestBody {
