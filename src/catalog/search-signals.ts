@@ -118,13 +118,9 @@ const RELATED: ReadonlyMap<string, readonly string[]> = (() => {
 
 /**
  * The words a query's lexicon groups add, each once: phrases of up to three query words are
- * looked up, longest first. A phrase whose every word the tools already use adds nothing: the
- * user's own words find those tools, and related words would only blur them.
+ * looked up, longest first.
  */
-export function relatedWords(
-  words: readonly string[],
-  known: (word: string) => boolean = () => false,
-): string[] {
+export function relatedWords(words: readonly string[]): string[] {
   const lower = words.map((word) => word.toLowerCase())
   const added = new Set<string>()
   for (let start = 0; start < lower.length; start++)
