@@ -182,8 +182,12 @@ const FILE_ANNOTATIONS = ['title', 'deprecated', 'readOnly', 'writeOnly', 'conte
  * inside, not the string.
  */
 export function asBase64File(schema: JsonSchema, what: string): JsonSchema {
+  // In the schema's own key order, so a rendered document stays byte for byte as it was.
   const kept = Object.fromEntries(
-    FILE_ANNOTATIONS.filter((key) => key in schema).map((key) => [key, schema[key]]),
+    Object.entries(schema).filter(
+      ([key]) =>
+        key === 'type' || key === 'description' || (FILE_ANNOTATIONS as readonly string[]).includes(key),
+    ),
   )
   const description = typeof schema.description === 'string' ? `${schema.description} ` : ''
   return {
