@@ -1,5 +1,6 @@
 import { type BoundedAnswer, GetFailed, getBounded } from '../util/bounded-get.js'
 import { isRecord } from '../util/is-record.js'
+import { redactSecrets } from '../util/redact-secrets.js'
 
 /** The security scheme a remote source's token is injected by (as an ordinary bearer credential). */
 export const REMOTE_TOKEN_SCHEME = 'remoteToken'
@@ -58,11 +59,10 @@ export class RemoteSourceError extends Error {
   }
 }
 
-/** `text` with the source's token, as sent and as JSON escapes it, replaced by [redacted]. */
+/** `text` with the source's token, in every form it may be quoted back, replaced by [redacted]. */
 function withoutToken(text: string, source: RemoteSourceOptions): string {
   const token = source.token?.reveal()
-  if (!token) return text
-  return text.replaceAll(token, '[redacted]').replaceAll(JSON.stringify(token).slice(1, -1), '[redacted]')
+  return token ? redactSecrets(text, [token]) : text
 }
 
 /** How a source is read: its answers are bounded in time (each) and in decoded bytes (all together). */

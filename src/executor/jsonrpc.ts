@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { Tool } from '../catalog/types.js'
 import { errors } from '../errors.js'
 import { isRecord } from '../util/is-record.js'
+import { redactSecrets } from '../util/redact-secrets.js'
 import type { UpstreamRequest } from './build-request.js'
 import type { ToolOutcome } from './types.js'
 import type { RawResponse } from './upstream-client.js'
@@ -98,16 +99,13 @@ const PLAIN_HEADERS = new Set(['accept', 'content-type', 'user-agent', 'x-reques
  * the token the caller's problem text. A bearer or basic value is redacted whole and by its token.
  */
 export function withoutSentSecrets(text: string, request: UpstreamRequest): string {
-  let out = text
+  const secrets: string[] = []
   for (const [name, value] of Object.entries(request.headers)) {
     if (PLAIN_HEADERS.has(name.toLowerCase())) continue
     const token = /^(?:bearer|basic)\s+(.+)$/i.exec(value)?.[1]
-    for (const secret of [value, token]) {
-      if (secret === undefined || secret.length < 4) continue
-      out = out.replaceAll(secret, '[redacted]').replaceAll(JSON.stringify(secret).slice(1, -1), '[redacted]')
-    }
+    secrets.push(value, ...(token === undefined ? [] : [token]))
   }
-  return out
+  return redactSecrets(text, secrets, 4)
 }
 
 /** A JSON value from a remote source, its sent secrets redacted; undefined if redacting broke it. */
