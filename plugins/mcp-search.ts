@@ -32,7 +32,7 @@ export const META_TOOLS: readonly McpTool[] = [
     name: SEARCH_TOOL,
     title: 'Search tools',
     description:
-      'Find the tools for a task among the whole catalog. Pass the task in words ("refund a charge", "list pods in namespace web"); answers the best matches, best first, with name, title and description. Then describe_tools for their input schemas.',
+      'Find the tools for a task among the whole catalog. Pass the task in words ("refund a charge", "list pods in namespace web"); answers the best matches, best first: name, title, one line, required arguments and a confidence (the share of the words of the task each matched). Says so when nothing fits well. Then describe_tools for their input schemas.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -138,8 +138,33 @@ export const STRICT_META_TOOLS: readonly McpTool[] = META_TOOLS.map((tool) => {
 export const isMetaTool = (name: string) => META_TOOLS.some((tool) => tool.name === name)
 
 /** What the meta-tools need from the request: its search, its tool list, its tool call. */
+/** One search_tools answer: compact, since describe_tools gives the schemas (issue 43). */
+export interface MetaToolMatch {
+  readonly name: string
+  readonly title: string
+  /** The description's first sentence, at most 160 characters. */
+  readonly description: string
+  /** The arguments call_tool needs, by name. */
+  readonly required: readonly string[]
+  readonly score: number
+  /** The share of the task's words the tool matched, 0 to 1 (search-index.ts). */
+  readonly confidence: number
+}
+
+/** Below this best confidence, search_tools says that nothing fits well. */
+export const WEAK_FIT = 0.34
+
+/** A description's first sentence, at most 160 characters, cut at a word. */
+export function oneLine(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim()
+  const sentence = /^(.+?[.!?])(?:\s|$)/.exec(flat)?.[1] ?? flat
+  if (sentence.length <= 160) return sentence
+  const cut = sentence.slice(0, 159)
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 80))}…`
+}
+
 export interface MetaToolDeps {
-  search(query: string, limit: number): { name: string; title: string; description: string; score: number }[]
+  search(query: string, limit: number): MetaToolMatch[]
   /** The tool definitions this endpoint would list, by name. */
   definition(name: string): McpTool | undefined
   call(name: string, args: Record<string, unknown>): Promise<McpCallResult>
@@ -156,7 +181,13 @@ export async function callMetaTool(name: string, args: unknown, deps: MetaToolDe
     if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > META_SEARCH_MAX_LIMIT)
       return toolError(`${SEARCH_TOOL}: limit is a whole number from 1 to ${META_SEARCH_MAX_LIMIT}`)
     const tools = deps.search(query, limit as number)
-    return result({ tools }, tools.length === 0 ? 'No tool matches; try other words.' : undefined)
+    if (tools.length === 0) return result({ tools }, 'No tool matches; try other words.')
+    if (tools[0]!.confidence >= WEAK_FIT) return result({ tools })
+    // Said plainly, with the closest tools still listed: BM25 returns something for any words.
+    return result(
+      { tools, fit: 'weak' },
+      `No tool fits this task well: the closest share few of its words. ${JSON.stringify({ tools })}`,
+    )
   }
   if (name === DESCRIBE_TOOL) {
     const { names } = given

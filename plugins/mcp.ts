@@ -41,6 +41,7 @@ import {
   MCP_MODES,
   type McpMode,
   META_TOOLS,
+  oneLine,
   STRICT_META_TOOLS,
 } from './mcp-search.js'
 import { acceptIn } from './search.js'
@@ -442,12 +443,17 @@ function createServer(
       return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
     return callMetaTool(params.name, params.arguments, {
       search: (query, limit) =>
-        snapshot.search.search(query, { limit, accept }).map(({ tool, score }) => ({
-          name: tool.wireName,
-          title: tool.title,
-          description: byName.get(tool.wireName)?.description ?? tool.description,
-          score: Math.round(score * 1000) / 1000,
-        })),
+        snapshot.search.search(query, { limit, accept }).map(({ tool, score, confidence }) => {
+          const definition = byName.get(tool.wireName)
+          return {
+            name: tool.wireName,
+            title: tool.title,
+            description: oneLine(definition?.description ?? tool.description),
+            required: (definition?.inputSchema.required as string[] | undefined) ?? [],
+            score: Math.round(score * 1000) / 1000,
+            confidence,
+          }
+        }),
       definition: (name) => byName.get(name),
       // A refusal or an unknown name is the called tool's error result here, not the meta-tool's protocol error.
       call: (name, args) =>

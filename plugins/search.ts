@@ -20,6 +20,8 @@ export interface SearchHit {
   readonly name: string
   readonly service: string
   readonly score: number
+  /** The share of the query's words the tool matched, 0 to 1 (search-index.ts). */
+  readonly confidence: number
   readonly definition: unknown
 }
 
@@ -76,10 +78,11 @@ export function renderMatches(
   format: SearchFormat,
   definitionOf: DefinitionOf,
 ): SearchHit[] {
-  return matches.map(({ tool, score }) => ({
+  return matches.map(({ tool, score, confidence }) => ({
     name: tool.wireName,
     service: tool.serviceId,
     score: Math.round(score * 1000) / 1000,
+    confidence,
     definition: definitionOf(catalog, format, tool),
   }))
 }

@@ -13,6 +13,12 @@ export interface ToolMatch {
   readonly tool: Tool
   /** BM25 score with field boosts: comparable within one answer, not across queries. */
   readonly score: number
+  /**
+   * How much of the task the tool's own words cover: the share of the query's searchable words
+   * (not the lexicon's) it matched, 0 to 1. Comparable across queries; a low best one means that
+   * nothing fits well.
+   */
+  readonly confidence: number
 }
 
 export interface ToolSearchOptions {
@@ -194,7 +200,12 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
           ...(filter ? { filter } : {}),
         },
       )
-      return results.slice(0, limit).map((result) => ({ tool: byId.get(result.id)!, score: result.score }))
+      return results.slice(0, limit).map((result) => ({
+        tool: byId.get(result.id)!,
+        score: result.score,
+        confidence:
+          Math.round((100 * result.queryTerms.filter((term) => own.has(term)).length) / terms.length) / 100,
+      }))
     },
   }
 }

@@ -57,6 +57,24 @@ describe('MCP search mode', () => {
       hits.map((h) => h.name).join(),
     )
     assert.deepEqual(JSON.parse(text(found)), found.structuredContent)
+    // Compact (issue 43): one line, the required arguments and a confidence; schemas come from describe_tools.
+    const ticket = (
+      found.structuredContent as {
+        tools: { name: string; description: string; required: string[]; confidence: number }[]
+      }
+    ).tools.find((hit) => hit.name === 'tickets_get_ticket')!
+    assert.deepEqual(ticket.required, ['ticketId'])
+    assert.ok(!ticket.description.includes('\n') && ticket.description.length <= 160, ticket.description)
+    assert.ok(ticket.confidence > 0 && ticket.confidence <= 1)
+
+    // Words no tool uses: the closest tools are listed, and the answer says plainly that none fits.
+    const nothing = await client.callTool({
+      name: 'search_tools',
+      arguments: { query: 'bake sourdough bread with a crispy crust and invoice' },
+    })
+    assert.equal(nothing.isError, false)
+    assert.equal((nothing.structuredContent as { fit?: string }).fit, 'weak')
+    assert.match(text(nothing), /^No tool fits this task well/)
 
     const described = await client.callTool({
       name: 'describe_tools',

@@ -91,3 +91,34 @@ describe('search signals (issue 43)', () => {
     )
   })
 })
+
+describe('search confidence (issue 43)', () => {
+  test('property: the share of the query words a tool matched, 0 to 1; all of them for its own words, none past its words', async () => {
+    const catalog = await catalogOf({
+      'tickets.yaml': openapi({
+        '/tickets/{id}': {
+          get: {
+            operationId: 'getTicket',
+            summary: 'Get a ticket',
+            parameters: [{ in: 'path', name: 'id', required: true, schema: { type: 'string' } }],
+            responses: ok,
+          },
+        },
+      }),
+    })
+    const index = buildSearchIndex(catalog)
+    assert.equal(index.search('ticket', { limit: 1 })[0]?.confidence, 1)
+    const filler = fc.array(fc.constantFrom('sourdough', 'glacier', 'violin', 'pumpkin', 'orbit'), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    fc.assert(
+      fc.property(filler, (words) => {
+        const [match] = index.search(`ticket ${words.join(' ')}`, { limit: 1 })
+        const distinct = new Set(words).size
+        assert.ok(match && match.confidence > 0 && match.confidence <= 1)
+        assert.equal(match.confidence, Math.round(100 / (distinct + 1)) / 100)
+      }),
+    )
+  })
+})
