@@ -14,6 +14,22 @@ import { openAIStrictRules } from '../helpers/tool-rules.js'
 
 type Json = Record<string, unknown>
 
+/** The OpenAI strict variant of one operation whose required body has this schema. */
+async function strictVariantOf(schema: unknown, contentType = 'application/json') {
+  const catalog = await catalogOf({
+    's.json': openapi({
+      '/things': {
+        post: {
+          operationId: 'create',
+          requestBody: { required: true, content: { [contentType]: { schema } } },
+          responses: ok,
+        },
+      },
+    }),
+  })
+  return renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+}
+
 /** Short lists and long ones (countries, currencies, time zones), values of 2 to 70 characters. */
 const enumSchema = fc
   .record({
@@ -71,18 +87,7 @@ describe("strict variants within OpenAI's size limits (issue 42 class 7)", () =>
     let under = 0
     await fc.assert(
       fc.asyncProperty(bodySchema, async (schema) => {
-        const catalog = await catalogOf({
-          's.json': openapi({
-            '/orders': {
-              post: {
-                operationId: 'create_order',
-                requestBody: { required: true, content: { 'application/json': { schema } } },
-                responses: ok,
-              },
-            },
-          }),
-        })
-        const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+        const strict = await strictVariantOf(schema)
         assert.deepEqual(openAIStrictRules(strict), [])
         const declared = enums(schema)
         const kept = enums(strict[0]!.function.parameters)
@@ -130,18 +135,7 @@ describe('strict variants of schemas whose keywords do not fit their type (issue
         misplaced,
         fc.constantFrom('application/json', 'application/xml'),
         async (schema, type) => {
-          const catalog = await catalogOf({
-            's.json': openapi({
-              '/batch': {
-                post: {
-                  operationId: 'batch',
-                  requestBody: { required: true, content: { [type]: { schema } } },
-                  responses: ok,
-                },
-              },
-            }),
-          })
-          const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+          const strict = await strictVariantOf(schema, type)
           assert.equal(strict.length, 1)
           assert.deepEqual(openAIStrictRules(strict), [])
         },
@@ -184,18 +178,7 @@ describe("strict variants within OpenAI's 5,000-property limit (issue 42 class 7
     let under = 0
     await fc.assert(
       fc.asyncProperty(wideBody, async ({ schema, total }) => {
-        const catalog = await catalogOf({
-          's.json': openapi({
-            '/things': {
-              post: {
-                operationId: 'create',
-                requestBody: { required: true, content: { 'application/json': { schema } } },
-                responses: ok,
-              },
-            },
-          }),
-        })
-        const strict = renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
+        const strict = await strictVariantOf(schema)
         assert.deepEqual(openAIStrictRules(strict), [])
         const text = JSON.stringify(strict[0]!.function.parameters)
         const collapsed = text.includes('more properties than strict mode takes in one schema')
