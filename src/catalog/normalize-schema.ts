@@ -452,7 +452,50 @@ function createWalker(
         'allOf members close themselves with additionalProperties: false, so no object satisfies all of them; they are merged into one object',
       )
     }
+    repairMergedBranches(merged.schema as Record<string, unknown>, pointer)
     return merged.schema as Record<string, unknown>
+  }
+
+  /**
+   * A property that declared nothing kept its branches' `required` as presence rules when it was
+   * walked; an allOf member that declares the same property merges names into it afterwards, and
+   * those rules then name properties nothing declares (issue 42 class 7). The merged schema's
+   * objects are checked again: a branch's required name that neither the object, its members nor
+   * the branch declare, and no additionalProperties or patternProperties admits, is dropped.
+   * An object or branch holding a reference is left as it is: what it declares is not read here.
+   */
+  const repairMergedBranches = (schema: Record<string, unknown>, pointer: string, depth = 0): void => {
+    if (depth > 16) return
+    for (const [name, property] of Object.entries(isRecord(schema.properties) ? schema.properties : {}))
+      if (isRecord(property))
+        repairMergedBranches(property, childPointer(childPointer(pointer, 'properties'), name), depth + 1)
+    if (isRecord(schema.items)) repairMergedBranches(schema.items, childPointer(pointer, 'items'), depth + 1)
+    const declared = localNames(schema)
+    if (declared === undefined || declared.size === 0) return
+    const admitted = admittedBy(schema)
+    for (const key of ['oneOf', 'anyOf'] as const) {
+      const branches = schema[key]
+      if (!Array.isArray(branches)) continue
+      branches.forEach((branch, i) => {
+        if (!isRecord(branch) || !Array.isArray(branch.required)) return
+        const own = localNames(branch)
+        if (own === undefined) return
+        const names = branch.required as string[]
+        const kept = names.filter(
+          (n) => declared.has(n) || own.has(n) || admitted(n) || admittedBy(branch)(n),
+        )
+        if (kept.length === names.length) return
+        for (const n of names)
+          if (!kept.includes(n))
+            sink.warn(
+              'schema-required-unknown',
+              childPointer(childPointer(childPointer(pointer, key), i), 'required'),
+              `required names ${n}, which is not a property; it is dropped from required`,
+            )
+        if (kept.length > 0) branch.required = kept
+        else delete branch.required
+      })
+    }
   }
 
   /**
@@ -714,6 +757,26 @@ function referencedMap(value: unknown, document: unknown): Record<string, unknow
 }
 
 /** Whether a name not in properties is still declared: by a patternProperties entry or a schema-valued additionalProperties. */
+/**
+ * The names a walked schema declares by itself and through its allOf/oneOf/anyOf members, without
+ * following references: undefined when a reference stands in the way.
+ */
+function localNames(schema: Record<string, unknown>, depth = 0): Set<string> | undefined {
+  if (typeof schema.$ref === 'string' || depth > 8) return undefined
+  const names = new Set(Object.keys(isRecord(schema.properties) ? schema.properties : {}))
+  for (const key of ['allOf', 'oneOf', 'anyOf'] as const) {
+    const members = schema[key]
+    if (!Array.isArray(members)) continue
+    for (const member of members) {
+      if (!isRecord(member)) continue
+      const inner = localNames(member, depth + 1)
+      if (inner === undefined) return undefined
+      for (const name of inner) names.add(name)
+    }
+  }
+  return names
+}
+
 function admittedBy(schema: Record<string, unknown>): (name: string) => boolean {
   const extra = schema.additionalProperties
   // `{ not: {} }` is how a `false` schema is normalized: it admits nothing.
