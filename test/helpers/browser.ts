@@ -59,7 +59,9 @@ export async function openWatchedPage(
 ): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport })
   const page = await context.newPage()
-  page.on('close', () => void context.close())
+  // The page's context goes with it. When the browser is closing too, the context is already gone
+  // and close() rejects: nothing is left to close, and an unhandled rejection would fail the file.
+  page.on('close', () => void context.close().catch(() => undefined))
   const watched: WatchedPage = { page, consoleErrors: [], pageErrors: [], cspViolations: [] }
   page.on('console', (message) => {
     if (message.type() === 'error') watched.consoleErrors.push(message.text())
