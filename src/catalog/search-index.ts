@@ -59,7 +59,6 @@ const FIELDS = Object.keys(BOOSTS) as Field[]
 
 type IndexedTool = { readonly id: string } & Record<Field, string>
 
-/** Builds the index of a catalog's callable tools (seed 003: ignored tools are not callable). */
 /**
  * The ranking signals beyond the words (issue 43), switchable to measure each one
  * (bench/search/relevance.ts).
@@ -78,6 +77,7 @@ export interface SearchSignals {
   readonly services?: boolean
 }
 
+/** Builds the index of a catalog's callable tools (seed 003: ignored tools are not callable). */
 export function buildSearchIndex(catalog: Catalog, signals: SearchSignals = {}): ToolSearchIndex {
   const prepared = prepareIndex(catalog, signals)
   prepared.index.addAll(prepared.tools.map(prepared.documentOf))
