@@ -32,7 +32,7 @@ export const META_TOOLS: readonly McpTool[] = [
     name: SEARCH_TOOL,
     title: 'Search tools',
     description:
-      'Find the tools for a task among the whole catalog. Pass the task in words ("refund a charge", "list pods in namespace web"); answers the best matches, best first: name, title, one line, required arguments and a confidence (the share of the words of the task each matched). Says so when nothing fits well. Then describe_tools for their input schemas.',
+      'Find the tools for a task among the whole catalog. Pass the task in words ("refund a charge", "list pods in namespace web"); answers the best matches, best first: name, title, one line, required arguments and a confidence (the share of the words of the task each matched). Then describe_tools for their input schemas.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -151,9 +151,6 @@ export interface MetaToolMatch {
   readonly confidence: number
 }
 
-/** Below this best confidence, search_tools says that nothing fits well. */
-export const WEAK_FIT = 0.34
-
 /** A description's first sentence, at most 160 characters, cut at a word. */
 export function oneLine(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
@@ -181,13 +178,7 @@ export async function callMetaTool(name: string, args: unknown, deps: MetaToolDe
     if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > META_SEARCH_MAX_LIMIT)
       return toolError(`${SEARCH_TOOL}: limit is a whole number from 1 to ${META_SEARCH_MAX_LIMIT}`)
     const tools = deps.search(query, limit as number)
-    if (tools.length === 0) return result({ tools }, 'No tool matches; try other words.')
-    if (tools[0]!.confidence >= WEAK_FIT) return result({ tools })
-    // Said plainly, with the closest tools still listed: BM25 returns something for any words.
-    return result(
-      { tools, fit: 'weak' },
-      `No tool fits this task well: the closest share few of its words. ${JSON.stringify({ tools })}`,
-    )
+    return result({ tools }, tools.length === 0 ? 'No tool matches; try other words.' : undefined)
   }
   if (name === DESCRIBE_TOOL) {
     const { names } = given

@@ -15,8 +15,8 @@ export interface ToolMatch {
   readonly score: number
   /**
    * How much of the task the tool's own words cover: the share of the query's searchable words
-   * (not the lexicon's) it matched, 0 to 1. Comparable across queries; a low best one means that
-   * nothing fits well.
+   * (not the lexicon's) it matched, 0 to 1. Comparable across queries, but no abstention signal:
+   * tasks no tool can do score like real ones (bench/search/relevance.ts, "abstain").
    */
   readonly confidence: number
 }
