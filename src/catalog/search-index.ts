@@ -154,6 +154,13 @@ function prepareIndex(catalog: Catalog, signals: SearchSignals): PreparedIndex {
   }
 }
 
+/** Whether a tool takes a value of any of the kinds the query holds; no array per call (it runs per match). */
+function takesAny(taken: ReadonlySet<string> | undefined, asked: ReadonlySet<string>): boolean {
+  if (!taken) return false
+  for (const prefix of asked) if (taken.has(prefix)) return true
+  return false
+}
+
 /** How much a value of the kind a tool takes, and a service the query names, lift a tool. */
 const VALUE_BOOST = 2
 const SERVICE_BOOST = 2
@@ -183,8 +190,7 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
       // so do a value of the kind a tool takes and the service the query names.
       const boostDocument = (id: string) => {
         let boost = (weights.get(id) ?? 1) * (asked.has(actions.get(id)!) ? ACTION_BOOST : 1)
-        if (values.size > 0 && [...values].some((prefix) => prefixes.get(id)?.has(prefix)))
-          boost *= VALUE_BOOST
+        if (values.size > 0 && takesAny(prefixes.get(id), values)) boost *= VALUE_BOOST
         if (named.size > 0 && named.has(byId.get(id)!.serviceId)) boost *= SERVICE_BOOST
         return boost
       }
