@@ -30,6 +30,10 @@ async function strictVariantOf(schema: unknown, contentType = 'application/json'
   return renderOpenAITools(catalog, DISCOVER_VIEW, { strict: true })
 }
 
+function manyValues(count: number, length: number, prefix = 'A'): string[] {
+  return Array.from({ length: count }, (_, i) => `${prefix}_${i}`.padEnd(length, 'x'))
+}
+
 /** Short lists and long ones (countries, currencies, time zones), values of 2 to 70 characters. */
 const enumSchema = fc
   .record({
@@ -39,7 +43,7 @@ const enumSchema = fc
   })
   .map(({ count, length, prefix }) => ({
     type: 'string',
-    enum: Array.from({ length: count }, (_, i) => `${prefix}_${i}`.padEnd(length, 'x')),
+    enum: manyValues(count, length, prefix),
   }))
 
 /** Enums at the top, inside a nested object and inside array items, some optional. */
@@ -78,7 +82,9 @@ function verdict(lists: unknown[][]): 'fits' | 'over' | 'near' {
   const characters = lists.reduce((sum, list) => sum + list.join('').length, 0)
   const long = lists.some((list) => list.length > 250 && list.join('').length > 15_000)
   if (long || values > 1000 || characters > 120_000) return 'over'
-  return values + lists.length <= 1000 && characters + 500 <= 120_000 ? 'fits' : 'near'
+  // 250 values past 15,000 characters are 251 once the optional field's null joins them
+  const longWithNull = lists.some((list) => list.length + 1 > 250 && list.join('').length > 15_000)
+  return !longWithNull && values + lists.length <= 1000 && characters + 500 <= 120_000 ? 'fits' : 'near'
 }
 
 describe("strict variants within OpenAI's size limits (issue 42 class 7)", () => {
@@ -104,7 +110,11 @@ describe("strict variants within OpenAI's size limits (issue 42 class 7)", () =>
           )
         }
       }),
-      { numRuns: 120 },
+      {
+        numRuns: 120,
+        // found by CI: an optional field's 250 values of 61 characters, 251 with its null
+        examples: [[{ type: 'object', properties: { field_0: { type: 'string', enum: manyValues(250, 61) } } }]],
+      },
     )
     assert.ok(over > 0 && under > 0, `${over} over a limit, ${under} within`)
   })
