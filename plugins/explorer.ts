@@ -228,9 +228,9 @@ export default async function explorer(fastify: FastifyInstance) {
       return {
         query: q,
         catalogVersion: snapshot.catalog.version,
-        tools: snapshot.search
-          .search(q, { limit })
-          .map(({ tool, score }) => ({ name: tool.wireName, score: Math.round(score * 1000) / 1000 })),
+        tools: (await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, q, { limit })).map(
+          ({ tool, score }) => ({ name: tool.wireName, score: Math.round(score * 1000) / 1000 }),
+        ),
       }
     },
   )

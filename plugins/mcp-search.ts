@@ -161,7 +161,7 @@ export function oneLine(text: string): string {
 }
 
 export interface MetaToolDeps {
-  search(query: string, limit: number): MetaToolMatch[]
+  search(query: string, limit: number): Promise<MetaToolMatch[]>
   /** The tool definitions this endpoint would list, by name. */
   definition(name: string): McpTool | undefined
   call(name: string, args: Record<string, unknown>): Promise<McpCallResult>
@@ -177,7 +177,7 @@ export async function callMetaTool(name: string, args: unknown, deps: MetaToolDe
       return toolError(`${SEARCH_TOOL}: pass query, the task in words (1 to ${MAX_QUERY} characters)`)
     if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > META_SEARCH_MAX_LIMIT)
       return toolError(`${SEARCH_TOOL}: limit is a whole number from 1 to ${META_SEARCH_MAX_LIMIT}`)
-    const tools = deps.search(query, limit as number)
+    const tools = await deps.search(query, limit as number)
     return result({ tools }, tools.length === 0 ? 'No tool matches; try other words.' : undefined)
   }
   if (name === DESCRIBE_TOOL) {

@@ -442,18 +442,20 @@ function createServer(
     if (mode !== 'search' || !isMetaTool(params.name))
       return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
     return callMetaTool(params.name, params.arguments, {
-      search: (query, limit) =>
-        snapshot.search.search(query, { limit, accept }).map(({ tool, score, confidence }) => {
-          const definition = byName.get(tool.wireName)
-          return {
-            name: tool.wireName,
-            title: tool.title,
-            description: oneLine(definition?.description ?? tool.description),
-            required: (definition?.inputSchema.required as string[] | undefined) ?? [],
-            score: Math.round(score * 1000) / 1000,
-            confidence,
-          }
-        }),
+      search: async (query, limit) =>
+        (await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, query, { limit, accept })).map(
+          ({ tool, score, confidence }) => {
+            const definition = byName.get(tool.wireName)
+            return {
+              name: tool.wireName,
+              title: tool.title,
+              description: oneLine(definition?.description ?? tool.description),
+              required: (definition?.inputSchema.required as string[] | undefined) ?? [],
+              score: Math.round(score * 1000) / 1000,
+              confidence,
+            }
+          },
+        ),
       definition: (name) => byName.get(name),
       // A refusal or an unknown name is the called tool's error result here, not the meta-tool's protocol error.
       call: (name, args) =>

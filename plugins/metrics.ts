@@ -23,6 +23,8 @@ export interface GatewayMetrics {
   accessRefused(client: string, reason: RefusalReason): void
   /** An MCP tool answer that does not match the output schema its service advertised (passed on as it is). */
   outputMismatch(service: string): void
+  /** The embeddings endpoint gave no usable vectors while indexing tools or for a query (issue 43). */
+  embeddingsFailed(stage: 'index' | 'query', reason: string): void
 }
 
 /** Seconds: a discovery document from memory takes well under a millisecond, a tool call up to the upstream timeout. */
@@ -147,6 +149,13 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
+  const embeddingsFailures = new Counter({
+    name: 'toolgate_search_embeddings_failures_total',
+    help: 'requests to the embeddings endpoint that gave no usable vectors, by stage (index, query) and reason; the search ranked by words',
+    labelNames: ['stage', 'reason'],
+    registers: [register],
+  })
+
   const showCatalog = (snapshot: CatalogSnapshot) => {
     catalogInfo.reset()
     catalogInfo.set({ version: snapshot.catalog.version }, 1)
@@ -180,6 +189,9 @@ async function metrics(fastify: FastifyInstance) {
     },
     outputMismatch(service) {
       outputMismatches.inc({ service })
+    },
+    embeddingsFailed(stage, reason) {
+      embeddingsFailures.inc({ stage, reason })
     },
   })
 }

@@ -58,6 +58,8 @@ async function ops(fastify: FastifyInstance) {
       tools: catalog.tools.length,
       sessions,
       access: describeAccess(fastify.config.access),
+      // An embeddings endpoint that fails does not fail readiness: searches rank by words meanwhile.
+      search: fastify.toolRanker.status(),
       // A broken spec file fails alone (SPEC §1): readiness stays, and says which files do not serve.
       specs: specsReadiness(catalog, fastify.catalogStore.history().at(-1)),
       // An optional remote source that failed is reported here, not failed on (seed 004, SPEC §1).
@@ -113,7 +115,7 @@ function lastReload(fastify: FastifyInstance) {
   return { lastReload: { trigger, startedAt, durationMs, outcome, swapped, ...(error ? { error } : {}) } }
 }
 
-export default fp(ops, { name: 'ops', dependencies: ['cors', 'catalog-store', 'sessions'] })
+export default fp(ops, { name: 'ops', dependencies: ['cors', 'catalog-store', 'sessions', 'tool-ranker'] })
 
 /** Spec files that failed or serve their last good version, and how the latest reload went. */
 function specsReadiness(catalog: Catalog, lastReload: ReloadRecord | undefined) {

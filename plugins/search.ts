@@ -130,7 +130,10 @@ export default async function search(fastify: FastifyInstance) {
       if (!snapshot.catalog.views[profile])
         throw new errors.profileUnknown(profile, Object.keys(snapshot.catalog.views).join(', '))
       const visible = fastify.access.catalogFor(request.caller, snapshot.catalog)
-      const matches = snapshot.search.search(q, { limit, accept: acceptIn(visible, profile) })
+      const matches = await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, q, {
+        limit,
+        accept: acceptIn(visible, profile),
+      })
       return {
         query: q,
         profile,

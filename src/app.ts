@@ -19,6 +19,7 @@ import openapi from '../plugins/openapi.js'
 import ops from '../plugins/ops.js'
 import search from '../plugins/search.js'
 import sessions from '../plugins/sessions.js'
+import toolRanker from '../plugins/tool-ranker.js'
 import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
@@ -126,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(cors)
   await app.register(catalogStore, options.reader ? { reader: options.reader } : {})
   await app.register(metrics)
+  await app.register(toolRanker)
   await app.register(sessions)
   // Before every route with `config.access` (ops' /catalog included): access adds its hook to those routes as they are registered.
   await app.register(access)

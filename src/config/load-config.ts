@@ -10,6 +10,7 @@ import {
   type RemoteReadOptions,
   type RemoteSourceOptions,
 } from '../catalog/remote-source.js'
+import type { EmbeddingsOptions } from '../search/embeddings.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { isRecord } from '../util/is-record.js'
 import { resolveAccess } from './resolve-access.js'
@@ -18,6 +19,7 @@ import {
   type Credential,
   resolveCredentials,
   resolveSecretOrReport,
+  type SecretContext,
   type ServiceCredentials,
 } from './secrets.js'
 
@@ -53,6 +55,8 @@ export interface GatewayConfig {
   readonly remoteSources: readonly RemoteSourceOptions[]
   /** Bounds on the catalog build worker (issue 14). */
   readonly build: BuildLimits
+  /** Tool search's embeddings endpoint (issue 43), its key resolved; words alone when absent. */
+  readonly embeddings?: EmbeddingsOptions
 }
 
 export interface BuildLimits {
@@ -80,6 +84,8 @@ const DEFAULT_BODY_LIMIT = 1_048_576 // 1 MiB
 // 20,000 operations (limits.operations) build in about 5 s and 500 MB here; 103,000 took 24 s and 1.6 GB.
 const DEFAULT_BUILD_TIMEOUT_MS = 60_000 // 60 s
 const DEFAULT_BUILD_MEMORY_MB = 2_048 // 2 GiB of worker heap, released when the build ends
+const DEFAULT_EMBEDDINGS_TIMEOUT_MS = 2_000 // an agent's turn takes seconds; a query never waits longer
+const DEFAULT_EMBEDDINGS_BATCH = 64
 
 export interface ServerLimits {
   /** limits.headersTimeoutMs: the headers within this, or the socket is closed. */
@@ -138,6 +144,7 @@ export async function loadConfig(
       }
   }
   const server = serverLimits(file, problems)
+  const embeddings = await embeddingsOptions(file, { env: rawEnv, readText }, problems)
   if (problems.length > 0) throw new ConfigError(problems)
   return deepFreeze({
     port: env.PORT ?? DEFAULT_PORT,
@@ -166,7 +173,28 @@ export async function loadConfig(
       timeoutMs: file.limits?.buildTimeoutMs ?? DEFAULT_BUILD_TIMEOUT_MS,
       memoryMb: file.limits?.buildMemoryMb ?? DEFAULT_BUILD_MEMORY_MB,
     },
+    ...(embeddings ? { embeddings } : {}),
   })
+}
+
+/** search.embeddings with its defaults, the API key read from where it is kept. */
+async function embeddingsOptions(
+  file: FileConfig,
+  context: SecretContext,
+  problems: string[],
+): Promise<EmbeddingsOptions | undefined> {
+  const configured = file.search?.embeddings
+  if (!configured) return undefined
+  const apiKey = configured.apiKey
+    ? await resolveSecretOrReport(configured.apiKey, context, 'search.embeddings.apiKey', problems)
+    : undefined
+  return {
+    url: configured.url,
+    model: configured.model,
+    ...(apiKey ? { apiKey } : {}),
+    timeoutMs: configured.timeoutMs ?? DEFAULT_EMBEDDINGS_TIMEOUT_MS,
+    batchSize: configured.batchSize ?? DEFAULT_EMBEDDINGS_BATCH,
+  }
 }
 
 function serverLimits(file: FileConfig, problems: string[]): ServerLimits {
@@ -186,7 +214,7 @@ function serverLimits(file: FileConfig, problems: string[]): ServerLimits {
 
 /** Client tokens live on as digests in `access` only (issue 13): the file keeps no copy of them. */
 function withoutTokens(file: FileConfig): FileConfig {
-  const { clients: _clients, sessions: _sessions, ...rest } = file
+  const { clients: _clients, sessions: _sessions, search: _search, ...rest } = file
   return rest
 }
 

@@ -493,6 +493,38 @@ const McpSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** Tool search's semantic signal (issue 43): an OpenAI-compatible embeddings endpoint; words alone without it. */
+const SearchSchema = Type.Object(
+  {
+    embeddings: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({
+            pattern: '^https?://[^/?#]+(/[^?#]*)?$',
+            description:
+              "an OpenAI-compatible API's base URL (OpenAI, Azure, Ollama, TEI, vLLM); the gateway POSTs to {url}/embeddings",
+          }),
+          model: Type.String({ minLength: 1, maxLength: 200 }),
+          apiKey: Type.Optional(SecretSource),
+          timeoutMs: Type.Optional(
+            Type.Integer({
+              minimum: 50,
+              maximum: 60_000,
+              description:
+                "each request to the endpoint, a query's included: past it the search ranks by words (2000)",
+            }),
+          ),
+          batchSize: Type.Optional(
+            Type.Integer({ minimum: 1, maximum: 2048, description: 'tools embedded per request (64)' }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 /** The optional YAML file named by TOOLGATE_CONFIG. */
 export const FileConfigSchema = Type.Object(
   {
@@ -526,6 +558,7 @@ export const FileConfigSchema = Type.Object(
     limits: Type.Optional(LimitsSchema),
     budgets: Type.Optional(BudgetsSchema),
     mcp: Type.Optional(McpSchema),
+    search: Type.Optional(SearchSchema),
   },
   { additionalProperties: false },
 )

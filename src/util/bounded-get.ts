@@ -25,6 +25,8 @@ export interface BoundedGetOptions {
   readonly headers?: Readonly<Record<string, string>>
   /** `manual` (the default): a redirect is an answer like any other, not followed. */
   readonly redirect?: 'manual' | 'follow'
+  /** A POST with this body (an embeddings request, issue 43); a GET when absent. */
+  readonly body?: string
   readonly fetch?: typeof fetch
 }
 
@@ -38,8 +40,8 @@ export interface BoundedAnswer {
 }
 
 /**
- * GET a document bounded in time and size, shared by every reader of a document from elsewhere
- * (an issuer's JWKS, a remote tool source). Size is counted after content decoding: 3.2 MB of
+ * GET a document bounded in time and size (or POST a body for one), shared by every reader of a
+ * document from elsewhere (an issuer's JWKS, a remote tool source, an embeddings endpoint). Size is counted after content decoding: 3.2 MB of
  * gzip on the wire once decoded to 1.66 GB in the gateway (issue 41). Every way it can fail is a
  * GetFailed; a non-2xx answer is returned with its status for the caller to word.
  */
@@ -58,6 +60,7 @@ export async function getBounded(url: string, options: BoundedGetOptions): Promi
       signal,
       redirect: options.redirect ?? 'manual',
       headers,
+      ...(options.body === undefined ? {} : { method: 'POST', body: options.body }),
     })
   } catch (err) {
     throw failure(err, signal, options.timeoutMs, `${url} did not answer`)
