@@ -113,7 +113,9 @@ describe("strict variants within OpenAI's size limits (issue 42 class 7)", () =>
       {
         numRuns: 120,
         // found by CI: an optional field's 250 values of 61 characters, 251 with its null
-        examples: [[{ type: 'object', properties: { field_0: { type: 'string', enum: manyValues(250, 61) } } }]],
+        examples: [
+          [{ type: 'object', properties: { field_0: { type: 'string', enum: manyValues(250, 61) } } }],
+        ],
       },
     )
     assert.ok(over > 0 && under > 0, `${over} over a limit, ${under} within`)
