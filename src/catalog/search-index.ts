@@ -71,6 +71,11 @@ export interface SearchSignals {
    * related words blur what the user's own words already find.
    */
   readonly lexicon?: boolean
+  /**
+   * A thesaurus's related words for one query word (search-wordnet.ts: WordNet's synonyms),
+   * searched at WORDNET_WEIGHT. Off when absent.
+   */
+  readonly wordnet?: (word: string) => readonly string[]
   /** Identifier prefixes in the query that a tool's arguments document. */
   readonly values?: boolean
   /** A service the query names. */
@@ -164,6 +169,8 @@ function takesAny(taken: ReadonlySet<string> | undefined, asked: ReadonlySet<str
 /** How much a value of the kind a tool takes, and a service the query names, lift a tool. */
 const VALUE_BOOST = 2
 const SERVICE_BOOST = 2
+/** How much a thesaurus's related word weighs against the user's own: below the lexicon's, as it is noisier. */
+const WORDNET_WEIGHT = 0.3
 
 function searchOver(prepared: PreparedIndex): ToolSearchIndex {
   const { index, byId, weights, actions, prefixes, knownPrefixes, signals } = prepared
@@ -179,6 +186,16 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
         .map(normalizeTerm)
         .filter((term): term is string => term !== null && !own.has(term))
       const expansions = new Set(related)
+      // The thesaurus's words for each searchable query word, the user's and the lexicon's left out.
+      const thesaurus = signals.wordnet
+      const synonyms = new Set(
+        thesaurus
+          ? [...new Set(words.map((word) => word.toLowerCase()))]
+              .filter((word) => normalizeTerm(word) !== null)
+              .flatMap((word) => thesaurus(word).map(normalizeTerm))
+              .filter((term): term is string => term !== null && !own.has(term) && !expansions.has(term))
+          : [],
+      )
       const values =
         signals.values === false ? new Set<string>() : queryPrefixes(query.slice(0, 4_096), knownPrefixes)
       const named = new Set(
@@ -195,9 +212,10 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
         return boost
       }
       const results = index.search(
-        { combineWith: 'OR', queries: [...terms, ...expansions] },
+        { combineWith: 'OR', queries: [...terms, ...expansions, ...synonyms] },
         {
-          boostTerm: (term) => (expansions.has(term) ? EXPANSION_WEIGHT : 1),
+          boostTerm: (term) =>
+            expansions.has(term) ? EXPANSION_WEIGHT : synonyms.has(term) ? WORDNET_WEIGHT : 1,
           prefix: (term) => term.length >= 4,
           fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
           maxFuzzy: 2,

@@ -87,9 +87,10 @@ export function createToolRanker(
   let closed = false
 
   const fail = (stage: 'index' | 'query', err: unknown) => {
-    if (!(err instanceof EmbeddingsFailed)) throw err
-    warning = `${stage === 'index' ? 'indexing the tools' : 'a query'} failed, searches rank by words: ${err.message}`
-    options.onFailure?.(stage, err.reason)
+    // Anything else thrown on the way is a failure of the endpoint's stage too: a search never fails.
+    const failed = err instanceof EmbeddingsFailed ? err : new EmbeddingsFailed('malformed', String(err))
+    warning = `${stage === 'index' ? 'indexing the tools' : 'a query'} failed, searches rank by words: ${failed.message}`
+    options.onFailure?.(stage, failed.reason)
   }
 
   const index = async (catalog: Catalog) => {
@@ -168,6 +169,7 @@ export function createToolRanker(
         fail('query', err)
         return words.slice(0, options.limit)
       }
+      if (ready.get(latest!) === vectors) warning = undefined
       return fuse(words, nearest(vectors, asked!, options.accept), options.limit)
     },
     status() {
