@@ -9,7 +9,6 @@ import {
   SERVER_INFO_META_KEY,
 } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import fastifySymbols from 'fastify/lib/symbols.js'
 import type { McpCallResult, McpTool } from '../src/formats/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import {
@@ -35,13 +34,6 @@ import { clientGone } from './tools.js'
 // for these methods, and the x-mcp-header and scope-challenge steps are McpServer's, not Server's.
 
 const MODERN = '2026-07-28'
-
-const { kReplyHeaders } = fastifySymbols
-if (typeof kReplyHeaders !== 'symbol')
-  throw new Error("fastify/lib/symbols.js has no kReplyHeaders: this Fastify's internals moved")
-interface ReplyHeaders {
-  readonly [kReplyHeaders]: Readonly<Record<string, OutgoingHttpHeaders[string]>>
-}
 
 /** How the SDK's 2026-07-28 encode stamps every result: complete, and who answered. */
 const STAMP = { resultType: 'complete' } as const
@@ -314,10 +306,9 @@ function errorAnswer(id: Id, err: unknown): string {
 function write(reply: FastifyReply, head: Buffer | string, tail?: string) {
   const whole = typeof head === 'string' && tail !== undefined ? head + tail : undefined
   const res = reply.raw
-  // The headers the hooks gave the reply (Fastify's own record of them: `getHeaders()` would copy
-  // them and Node's into a new object), and any set on Node's response, which writeHead keeps.
-  const given = (reply as unknown as ReplyHeaders)[kReplyHeaders]
+  // The headers the hooks gave the reply, and any set on Node's response (Fastify's documented copy of both).
   const headers: OutgoingHttpHeaders = {}
+  const given = reply.getHeaders()
   for (const name in given) {
     const value = given[name]
     if (value !== undefined) headers[name] = value
