@@ -73,9 +73,11 @@ export interface SearchSignals {
   readonly lexicon?: boolean
   /**
    * A thesaurus's related words for one query word (search-wordnet.ts: WordNet's synonyms),
-   * searched at WORDNET_WEIGHT. Off when absent.
+   * searched at `wordnetWeight`. Off when absent.
    */
   readonly wordnet?: (word: string) => readonly string[]
+  /** How much a thesaurus's word weighs against the user's own: WORDNET_WEIGHT when absent. */
+  readonly wordnetWeight?: number
   /** Identifier prefixes in the query that a tool's arguments document. */
   readonly values?: boolean
   /** A service the query names. */
@@ -188,6 +190,7 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
       const expansions = new Set(related)
       // The thesaurus's words for each searchable query word, the user's and the lexicon's left out.
       const thesaurus = signals.wordnet
+      const synonymWeight = signals.wordnetWeight ?? WORDNET_WEIGHT
       const synonyms = new Set(
         thesaurus
           ? [...new Set(words.map((word) => word.toLowerCase()))]
@@ -215,7 +218,7 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
         { combineWith: 'OR', queries: [...terms, ...expansions, ...synonyms] },
         {
           boostTerm: (term) =>
-            expansions.has(term) ? EXPANSION_WEIGHT : synonyms.has(term) ? WORDNET_WEIGHT : 1,
+            expansions.has(term) ? EXPANSION_WEIGHT : synonyms.has(term) ? synonymWeight : 1,
           prefix: (term) => term.length >= 4,
           fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
           maxFuzzy: 2,

