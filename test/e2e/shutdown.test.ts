@@ -37,7 +37,10 @@ async function slowGateway(
   env: Record<string, string>,
 ) {
   const upstream = await startUpstream(t, async (_received, res) => {
-    await sleep(delayMs)
+    // The wait ends with the connection too: a call the gateway gave up leaves no timer running.
+    const gone = new AbortController()
+    res.once('close', () => gone.abort())
+    if (!(await sleep(delayMs, true, { signal: gone.signal }).catch(() => false))) return
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end('{"done":true}')
   })
