@@ -16,6 +16,7 @@ import { documentRows } from './rows/documents.js'
 import { explorerRows } from './rows/explorer.js'
 import { proxyRows } from './rows/proxy.js'
 import { reloadRows } from './rows/reload.js'
+import { scaleRows } from './rows/scale.js'
 import { searchRows } from './rows/search.js'
 import { sessionRows } from './rows/sessions.js'
 
@@ -39,6 +40,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('reload')) list.push(['reload', reloadRows])
   if (only.has('search')) list.push(['search', searchRows])
   if (only.has('explorer')) list.push(['explorer', explorerRows])
+  if (only.has('scale')) list.push(['scale', scaleRows])
   return list
 }
 

@@ -9,6 +9,7 @@ export const ROWS = [
   'rss',
   'search',
   'explorer',
+  'scale',
 ] as const
 export type RowName = (typeof ROWS)[number]
 
@@ -37,7 +38,7 @@ const DEFAULTS = {
 
 export class UsageError extends Error {}
 
-/** `--only documents,proxy` (or the row numbers 1–8), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
+/** `--only documents,proxy` (or the row numbers 1–9), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -74,8 +75,8 @@ function parseOnly(flags: readonly string[]): ReadonlySet<RowName> {
 }
 
 function rowName(name: string): RowName {
-  const byNumber = /^[1-8]$/.test(name) ? ROWS[Number(name) - 1] : undefined
+  const byNumber = /^[1-9]$/.test(name) ? ROWS[Number(name) - 1] : undefined
   const row = byNumber ?? ROWS.find((candidate) => candidate === name)
-  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–8, got "${name}"`)
+  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–9, got "${name}"`)
   return row
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { base64url, SignJWT } from 'jose'
 import { exampleApp } from '../helpers/app.js'
 import { type AuthServer, startAuthServer } from '../helpers/auth-server.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { closedPort } from '../helpers/upstreams.js'
 
 const GATEWAY = 'https://gateway.test'
@@ -189,7 +190,9 @@ describe('JWT clients', () => {
     assert.equal(lying.json().code, 'TG_ERR_ACCESS_KEYS_UNAVAILABLE')
   })
 
-  test('a JWKS that is down, resets, answers garbage or is slow: 401 failing closed, saying so, bounded in time', async (t) => {
+  test('a JWKS that is down, resets, answers garbage or is slow: 401 failing closed, saying so, bounded in time', {
+    timeout: 4 * HANG_BOUND_MS,
+  }, async (t) => {
     for (const [mode, reason] of [
       ['error', /answered 503 instead of 200/],
       ['reset', /did not answer/],
@@ -200,13 +203,12 @@ describe('JWT clients', () => {
       const auth = await startAuthServer(t)
       auth.jwksMode = mode
       const { app } = await exampleApp(t, clientsYaml(auth))
-      const started = performance.now()
+      // 'slow' answers good keys after 20 s: only the 5 s fetch timeout makes it a 401 saying so.
       const res = await getTicket(app, await auth.sign({ client_id: 'agent-a', aud: GATEWAY }))
       assert.equal(res.statusCode, 401, mode)
       assert.equal(res.json().code, 'TG_ERR_ACCESS_KEYS_UNAVAILABLE', mode)
       assert.match(res.json().error, /fails closed/)
       assert.match(res.json().error, reason, mode)
-      assert.ok(performance.now() - started < 8_000, `${mode}: bounded by the 5 s fetch timeout`)
       if (mode !== 'error') continue
       const fetches = auth.jwksFetches()
       const again = await getTicket(app, await auth.sign({ client_id: 'agent-a', aud: GATEWAY }))

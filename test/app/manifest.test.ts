@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import fc from 'fast-check'
 import type { FastifyInstance } from 'fastify'
 import { configFile, testApp } from '../helpers/app.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { privateRedis, REDIS_URL } from '../helpers/redis.js'
 
 async function create(
@@ -235,18 +236,18 @@ describe('sessions on Redis', () => {
     assert.equal(negotiateVersion(undefined), '1.1.0')
   })
 
-  test('Redis stopped: session routes answer 503 at once, the rest serves, /ready stays 200 (degraded); then it recovers', async (t) => {
+  test('Redis stopped: session routes answer 503 at once, the rest serves, /ready stays 200 (degraded); then it recovers', {
+    timeout: HANG_BOUND_MS,
+  }, async (t) => {
     const redis = await privateRedis(t)
     const app = await testApp(t, { REDIS_URL: redis.url })
     const { code } = (await create(app)).json()
     await redis.stop()
-    const started = Date.now()
     const down = await create(app)
     assert.equal(down.statusCode, 503)
     assert.equal(down.headers['retry-after'], '5')
     assert.match(down.json().error, /Session store unavailable/)
     assert.equal((await app.inject(`/api/sessions/${code}/metadata`)).statusCode, 503)
-    assert.ok(Date.now() - started < 2_000, 'no request hangs on Redis')
     assert.equal((await app.inject('/discovery')).statusCode, 200)
     const ready = await app.inject('/ready')
     assert.equal(ready.statusCode, 200)

@@ -4,6 +4,7 @@ import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { fetchRemoteTools, type RemoteSourceOptions } from '../../src/catalog/index.js'
 import { Secret } from '../../src/config/secrets.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { remoteTool } from '../helpers/remote-tools.js'
 import { closedPort, startUpstream } from '../helpers/upstreams.js'
 
@@ -72,11 +73,12 @@ describe('remote tool sources: seed 004 fail-fast rules', () => {
     }
   })
 
-  test('a source that never answers times out (5 s in production; 300 ms here)', async (t) => {
+  test('a source that never answers times out (5 s in production; 300 ms here)', {
+    timeout: HANG_BOUND_MS,
+  }, async (t) => {
     const upstream = await startUpstream(t, async () => {
       await sleep(60_000)
     })
-    const started = Date.now()
     await assert.rejects(
       fetchRemoteTools(
         { id: 'cms', baseUrl: upstream.url, format: 'tools-list', required: true },
@@ -84,7 +86,6 @@ describe('remote tool sources: seed 004 fail-fast rules', () => {
       ),
       /did not answer within 0\.3 seconds/,
     )
-    assert.ok(Date.now() - started < 2_000)
   })
 
   test('an unreachable source names the reason', async (t) => {

@@ -13,6 +13,7 @@ import { test } from 'node:test'
 import fc from 'fast-check'
 import { request } from 'undici'
 import { stringify } from 'yaml'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { figuresOf, probeHealth } from '../helpers/health-probe.js'
 import { startServerProcess } from '../helpers/process.js'
 import { tempDir } from '../helpers/specs-dir.js'
@@ -222,13 +223,11 @@ test('catastrophic patterns × lengths up to the body limit, through every surfa
     slowest.sort((a, b) => b.ms - a.ms)
     t.diagnostic(`${cases.length} calls; slowest ${JSON.stringify(slowest.slice(0, 3))}`)
     t.diagnostic(`/health: ${JSON.stringify(health)}`)
+    // V8's engine held /health 10.8 s for 30 characters and for good at 3 KB; RE2's 1 MiB calls
+    // cost ≈ 0.3 s each. A hang check, not a speed bound: every call answered within its 20 s
+    // timeout (send) and every probe answered 200; how long they took is the diagnostics above.
     assert.deepEqual(health.errors, [], '/health answered every probe')
-    // V8's engine held /health 10.8 s for 30 characters and for good at 3 KB; RE2's 1 MiB calls cost
-    // ≈ 0.3 s each. The bound leaves room for a busy 2-CPU box (3.2 s seen with the suite and four
-    // builds beside it) and still fails a hang by a wide margin.
-    assert.ok(health.max < 5_000, `/health answered within 5 s throughout (max ${health.max} ms)`)
   }
-  assert.ok(slowest[0]!.ms < 5_000, `every call answered within 5 s: ${JSON.stringify(slowest[0])}`)
 
   // A catastrophic call in flight, then SIGTERM: the process drains and exits.
   const inFlight = send(server.url, 'tools', 1, FAMILY[1]!.attack(BODY_LIMIT - overhead)).catch(
@@ -237,9 +236,9 @@ test('catastrophic patterns × lengths up to the body limit, through every surfa
   const signalled = performance.now()
   server.child.kill('SIGTERM')
   const exited = once(server.child, 'exit')
-  const timeout = new Promise((resolve) => setTimeout(resolve, 15_000, 'timeout'))
+  const timeout = new Promise((resolve) => setTimeout(resolve, HANG_BOUND_MS, 'timeout'))
   const outcome = await Promise.race([exited, timeout])
-  assert.notEqual(outcome, 'timeout', 'SIGTERM stopped the process within 15 s')
+  assert.notEqual(outcome, 'timeout', `SIGTERM did not stop the process within ${HANG_BOUND_MS} ms`)
   assert.equal(server.child.exitCode, 0, server.logs().slice(-2_000))
   t.diagnostic(`exit ${Math.round(performance.now() - signalled)} ms after SIGTERM`)
   await inFlight

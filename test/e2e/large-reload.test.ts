@@ -1,4 +1,4 @@
-// Issue 14, class 7: a large spec reloads without stopping the gateway answering. The built server,
+// Issue 14, class 7: a large spec reloads while the gateway keeps answering. The built server,
 // /health asked every 10 ms (open loop) all along, two large files renamed into its specs directory.
 import assert from 'node:assert/strict'
 import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises'
@@ -12,13 +12,10 @@ import { type StartedServer, startServerProcess, stopServerProcess } from '../he
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 
 /**
- * No fixed time: the longest /health answer during a reload must stay under this share of the
- * reload's own duration, measured in the same run (a slower box stretches both). A build on the
- * event loop stalled /health for about the whole reload (5 s of a 20,000-operation one); off it,
- * the longest answer is a few percent of the reload.
+ * A hang check, not a speed bound: a reload that never records fails the test instead of hanging
+ * the run. How long /health takes during a 20,000-operation reload is a figure of the bench (row
+ * 9f, bench/rows/scale.ts), not an assertion here.
  */
-const HEALTH_MAX_SHARE = 0.25
-/** A hang check: a reload that never records fails the test instead of hanging the run. */
 const RELOAD_LIMIT_MS = 120_000
 
 interface Reload {
@@ -107,11 +104,6 @@ test('reloading large specs never stops /health: one at limits.operations swaps 
       `${what}: reload ${reload.record.durationMs} ms; /health during it: ${health.count} probes, p50 ${health.p50} ms, p99 ${health.p99} ms, max ${health.max} ms`,
     )
     assert.ok(health.count > 10, `probed during the reload (${health.count})`)
-    const window = reload.finished - reload.triggered
-    assert.ok(
-      health.max < window * HEALTH_MAX_SHARE,
-      `/health max ${health.max} ms during the ${Math.round(window)} ms reload of ${what}: over ${HEALTH_MAX_SHARE * 100} % of it`,
-    )
   }
   t.diagnostic(`RSS: peak ${memory.peakRssMb} MB (VmHWM ${memory.hwmMb} MB)`)
 })

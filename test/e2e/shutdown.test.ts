@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Client, request } from 'undici'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { type StartedServer, startServerProcess, stopServerProcess } from '../helpers/process.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 import { startUpstream } from '../helpers/upstreams.js'
@@ -36,7 +37,10 @@ async function slowGateway(
   env: Record<string, string>,
 ) {
   const upstream = await startUpstream(t, async (_received, res) => {
-    await sleep(delayMs)
+    // The wait ends with the connection too: a call the gateway gave up leaves no timer running.
+    const gone = new AbortController()
+    res.once('close', () => gone.abort())
+    if (!(await sleep(delayMs, true, { signal: gone.signal }).catch(() => false))) return
     res.writeHead(200, { 'content-type': 'application/json' })
     res.end('{"done":true}')
   })
@@ -91,16 +95,16 @@ test('SIGTERM during slow calls: not ready at once, serving through DRAIN_DELAY,
       .filter((line) => !/incoming request|request completed/.test(line))
       .join('\n'),
   )
-  assert.ok(
-    afterMs < 800 + 5_000,
-    `exited ${Math.round(afterMs)} ms after SIGTERM, within DRAIN_DELAY + SHUTDOWN_TIMEOUT`,
-  )
+  // Exit code 0 says the calls ended within SHUTDOWN_TIMEOUT (past it the exit is code 1, below).
   assert.ok(afterMs >= 1_800, `it waited for the slow calls (${Math.round(afterMs)} ms)`)
   t.diagnostic(`exit ${Math.round(afterMs)} ms after SIGTERM`)
 })
 
-test('a call slower than SHUTDOWN_TIMEOUT does not hold the exit: the process leaves within the bound, code 1', async (t) => {
-  const { upstream, server, call } = await slowGateway(t, 30_000, {
+// The call takes 120 s: an exit it held would outlive the hang bound.
+test('a call slower than SHUTDOWN_TIMEOUT does not hold the exit: the process leaves within the bound, code 1', {
+  timeout: HANG_BOUND_MS,
+}, async (t) => {
+  const { upstream, server, call } = await slowGateway(t, 120_000, {
     DRAIN_DELAY: '200',
     SHUTDOWN_TIMEOUT: '1000',
   })
@@ -110,13 +114,13 @@ test('a call slower than SHUTDOWN_TIMEOUT does not hold the exit: the process le
   server.child.kill('SIGTERM')
   const { code, afterMs } = await exitOf(server, signalled)
   assert.equal(code, 1, 'cut short by the bound')
-  // Code 1 says the bound cut it; ending before the 30 s call could have says the call did not hold it.
-  assert.ok(afterMs < 30_000, `exited ${Math.round(afterMs)} ms after SIGTERM: the slow call held the exit`)
+  // Code 1 says the bound cut it; exiting at all within the hang bound says the call did not hold it.
   t.diagnostic(`exit ${Math.round(afterMs)} ms after SIGTERM (DRAIN_DELAY 200 + SHUTDOWN_TIMEOUT 1000)`)
   assert.notEqual((await hanging).status, 200)
 })
 
-test('a second signal exits at once, whatever the drain delay', async (t) => {
+// The drain delay is 60 s: an exit that waited it out would outlive the hang bound.
+test('a second signal exits at once, whatever the drain delay', { timeout: HANG_BOUND_MS }, async (t) => {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'svc.yaml'), serviceSpec([1]))
   const server = await startServerProcess({ SPECS_DIR: dir, EXAMPLE_UPSTREAM: 'off', DRAIN_DELAY: '60000' })
@@ -126,9 +130,5 @@ test('a second signal exits at once, whatever the drain delay', async (t) => {
   const signalled = performance.now()
   server.child.kill('SIGINT')
   const { afterMs } = await exitOf(server, signalled)
-  assert.ok(
-    afterMs < 60_000 - 200,
-    `exited ${Math.round(afterMs)} ms after the second signal: it waited out the drain`,
-  )
   t.diagnostic(`exit ${Math.round(afterMs)} ms after the second signal`)
 })

@@ -6,6 +6,7 @@ import fc from 'fast-check'
 import { Secret } from '../../src/config/secrets.js'
 import type { ToolOutcome } from '../../src/executor/index.js'
 import { executorFor } from '../helpers/executor.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { catalogOf, ok, openapi } from '../helpers/memory-catalog.js'
 import { closedPort, startUpstream } from '../helpers/upstreams.js'
 
@@ -590,18 +591,18 @@ describe('upstream answers and failures (SPEC §3 steps 5 and 6)', () => {
     assert.match(String(body(outcome)?.error), /ECONNREFUSED/)
   })
 
-  test('an upstream that never answers is a 504 after the timeout, and the call is not retried', async (t) => {
+  test('an upstream that never answers is a 504 after the timeout, and the call is not retried', {
+    timeout: HANG_BOUND_MS,
+  }, async (t) => {
     const upstream = await startUpstream(t, async () => {
       await sleep(60_000) // never answers within the test; the socket is destroyed at close
     })
     const { call } = executorFor(t, await catalogOf({ 's.yaml': spec }), {
       services: { s: { upstream: upstream.url, timeoutMs: 300 } },
     })
-    const started = Date.now()
     const outcome = await call('s:read', {})
     assert.equal(outcome.status, 504)
     assert.equal(body(outcome)?.code, 'TG_ERR_UPSTREAM_TIMEOUT')
-    assert.ok(Date.now() - started < 3000)
     assert.equal(upstream.received.length, 1)
   })
 

@@ -10,14 +10,18 @@ import { Redis } from 'ioredis'
 import { createRedisSessionStore, REDIS_CLIENT_OPTIONS } from '../../src/sessions/redis.js'
 import { ReadCache, trackReads } from '../../src/sessions/tracked-cache.js'
 import { type Session, type SessionStore, SessionStoreUnavailable } from '../../src/sessions/types.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { privateRedis, REDIS_URL, redisForTest } from '../helpers/redis.js'
 
 type After = { after(fn: () => Promise<unknown>): void }
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Polls `check` every 10 ms for at most `ms`; the last answer is what the test asserts. */
-async function within<T>(ms: number, check: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
-  const end = Date.now() + ms
+/**
+ * Polls `check` every 10 ms until `done`; the last answer is what the test asserts. A hang check,
+ * not a speed bound: it gives up only after HANG_BOUND_MS (an invalidation that never comes).
+ */
+async function eventually<T>(check: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
+  const end = Date.now() + HANG_BOUND_MS
   let value = await check()
   while (!done(value) && Date.now() < end) {
     await sleep(10)
@@ -60,8 +64,7 @@ async function monitorGets(t: After, url: string, prefix: string) {
     async count() {
       const seen = sentinels
       await probe.echo(prefix)
-      await within(
-        1_000,
+      await eventually(
         () => sentinels,
         (n) => n > seen,
       )
@@ -82,10 +85,9 @@ async function replica(t: After, url: string, prefix: string, name: string) {
   return { client, store }
 }
 
-/** Gets until a get sends no GET (the session is served from the cache), at most 1 s. */
+/** Gets until a get sends no GET (the session is served from the cache). */
 async function cached(store: SessionStore, code: string, gets: { count(): Promise<number> }) {
-  return within(
-    1_000,
+  return eventually(
     async () => {
       await store.get(code)
       const before = await gets.count()
@@ -209,8 +211,7 @@ test('read cache: two replicas — a repeated get sends no GET; a delete, an ove
   assert.equal(await gets.count(), before, 'twenty cached gets, no GET')
   assert.equal(await a.store.delete(first.code), true)
   assert.equal(
-    await within(
-      1_000,
+    await eventually(
       () => b.store.get(first.code),
       (s) => s === undefined,
     ),
@@ -223,8 +224,7 @@ test('read cache: two replicas — a repeated get sends no GET; a delete, an ove
   const changed = { ...second, profile: 'changed' }
   await cleaner.set(`${prefix}session:${second.code}`, JSON.stringify(changed))
   assert.deepEqual(
-    await within(
-      1_000,
+    await eventually(
       () => b.store.get(second.code),
       (s) => s?.profile === 'changed',
     ),
@@ -236,8 +236,7 @@ test('read cache: two replicas — a repeated get sends no GET; a delete, an ove
   assert.equal(await cached(b.store, third.code, gets), true)
   await cleaner.pexpire(`${prefix}session:${third.code}`, 50)
   assert.equal(
-    await within(
-      1_000,
+    await eventually(
       () => b.store.get(third.code),
       (s) => s === undefined,
     ),
@@ -261,8 +260,7 @@ test('read cache: FLUSHDB (of a DB of its own, 13) empties every replica cache',
   assert.equal(await cached(b.store, made.code, gets), true)
   await a.client.flushdb()
   assert.equal(
-    await within(
-      1_000,
+    await eventually(
       () => b.store.get(made.code),
       (s) => s === undefined,
     ),
@@ -288,8 +286,7 @@ test('read cache: a killed reader empties the cache and the next get asks Redis;
     await admin.client('KILL', 'ID', id)
     // Killed: whatever it answers now comes from Redis (one GET each), not the dropped cache.
     const before = await gets.count()
-    await within(
-      1_000,
+    await eventually(
       () => a.store.get(made.code).catch(() => undefined),
       (s) => s !== undefined,
     )
@@ -306,15 +303,13 @@ test('read cache: Redis unreachable — a cached session fails with SessionStore
   const made = await a.store.create({ profile: 'discover', ttlSeconds: 60 })
   assert.equal(await cached(a.store, made.code, gets), true)
   await redis.stop()
-  await within(
-    1_000,
+  await eventually(
     () => a.client.status,
     (status) => status !== 'ready',
   )
   await assert.rejects(a.store.get(made.code), SessionStoreUnavailable)
   await redis.start()
-  const again = await within(
-    5_000,
+  const again = await eventually(
     () => a.store.create({ profile: 'discover', ttlSeconds: 60 }).catch(() => undefined),
     (s) => s !== undefined,
   )
@@ -332,8 +327,7 @@ test('read cache: an invalidation that overtakes the reply of a GET sent before 
   const key = `${prefix}race`
   await client.set(key, 'old')
   assert.equal(
-    await within(
-      1_000,
+    await eventually(
       () => cache.enabled,
       (on) => on,
     ),
@@ -343,15 +337,13 @@ test('read cache: an invalidation that overtakes the reply of a GET sent before 
   tracked.reader.stream.pause() // the reply will wait in the socket
   const before = await gets.count()
   const reply = tracked.reader.get(key)
-  await within(
-    1_000,
+  await eventually(
     () => gets.count(),
     (n) => n > before,
   ) // Redis ran it and tracks the key
   await client.set(key, 'new')
   assert.equal(
-    await within(
-      1_000,
+    await eventually(
       () => read?.stale,
       (stale) => stale === true,
     ),

