@@ -24,7 +24,6 @@ import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
-import { makeChildrenLazy } from './util/lazy-logger.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
 import { randomRequestId } from './util/request-id.js'
@@ -104,8 +103,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   })
   limitConnections(app, config.server.maxConnections)
-  // A request's pino child is made when it first writes a line (none at warn for a 304).
-  if (logger !== false) makeChildrenLazy(app.log)
   app.setErrorHandler(handleError)
   // Fastify's own parser, with messages that say what was wrong (the MCP route keeps its own).
   app.removeContentTypeParser('application/json')
