@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -26,7 +27,6 @@ import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
-import { randomRequestId } from './util/request-id.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
@@ -99,7 +99,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false } },
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
-      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomRequestId()
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
     },
   })
   limitConnections(app, config.server.maxConnections)
