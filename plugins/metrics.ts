@@ -1,11 +1,10 @@
 import type { FastifyInstance, onResponseHookHandler, RouteOptions } from 'fastify'
 import fastifyMetrics from 'fastify-metrics'
 import fp from 'fastify-plugin'
-import { Counter, Gauge, Histogram, type Metric, Registry } from 'prom-client'
+import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { RefusalReason } from '../src/access/index.js'
 import type { UpstreamCallRecord } from '../src/executor/index.js'
 import type { CatalogSnapshot, ReloadRecord } from '../src/store/index.js'
-import { type HistogramSeries, KeyedHistogram, SeriesCounter, SeriesHistogram } from './metric-series.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -44,15 +43,21 @@ const METRICS_PATH = '/metrics'
  */
 async function metrics(fastify: FastifyInstance) {
   const register = new Registry()
-  const requestDuration = new RouteHistogram(REQUEST_BUCKETS)
-  register.registerMetric(requestDuration as unknown as Metric)
+  // fastify-metrics' name, help and labels for the request histogram, as it exposed it before.
+  const requestDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'request duration in seconds',
+    labelNames: ['method', 'route', 'status_code'],
+    buckets: REQUEST_BUCKETS,
+    registers: [register],
+  })
   // One onResponse hook per timed route, added as the route is: the route's pattern is known
-  // then, and a request pays neither `request.routeOptions` (an object built per call) nor
-  // prom-client's label hashing (issue 20: fastify-metrics' hooks were 7.8 % of a 304).
+  // then, so a request does not build `request.routeOptions` to find it (issue 20: fastify-metrics'
+  // hooks were 7.8 % of a 304).
   fastify.addHook('onRoute', (route) => {
     const methods = [route.method].flat().filter((method) => !UNTIMED_METHODS.has(method))
     if (methods.length === 0 || route.url === METRICS_PATH) return
-    appendHook(route, 'onResponse', requestDuration.hookFor(route.url, methods))
+    appendHook(route, 'onResponse', timeRoute(requestDuration, route.url, methods))
   })
   // A CommonJS module whose plugin is its `default` export. Route metrics are ours (above).
   await fastify.register(fastifyMetrics.default, {
@@ -62,27 +67,25 @@ async function metrics(fastify: FastifyInstance) {
     clearRegisterOnInit: false,
   })
 
-  // The three series every tool call updates are ours (metric-series.ts), registered in the same
-  // order with the same names, help, labels and buckets: no label hashing per call.
-  const upstreamRequests = new SeriesCounter(
-    'toolgate_upstream_requests_total',
-    'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, invalid (an answer that is not what it claims), aborted',
-    ['service', 'result'],
-  )
-  register.registerMetric(upstreamRequests as unknown as Metric)
+  const upstreamRequests = new Counter({
+    name: 'toolgate_upstream_requests_total',
+    help: 'Upstream calls by service and result: the HTTP status, or timeout, unreachable, circuit-open, too-large, invalid (an answer that is not what it claims), aborted',
+    labelNames: ['service', 'result'],
+    registers: [register],
+  })
   const upstreamErrors = new Counter({
     name: 'toolgate_upstream_errors_total',
     help: 'Upstream calls that failed (no answer) or answered 5xx, by service and kind',
     labelNames: ['service', 'kind'],
     registers: [register],
   })
-  const upstreamDuration = new KeyedHistogram(
-    'toolgate_upstream_duration_seconds',
-    'Upstream call duration, retries included, by service',
-    UPSTREAM_BUCKETS,
-    'service',
-  )
-  register.registerMetric(upstreamDuration as unknown as Metric)
+  const upstreamDuration = new Histogram({
+    name: 'toolgate_upstream_duration_seconds',
+    help: 'Upstream call duration, retries included, by service',
+    labelNames: ['service'],
+    buckets: UPSTREAM_BUCKETS,
+    registers: [register],
+  })
   const reloads = new Counter({
     name: 'toolgate_catalog_reloads_total',
     help: 'Catalog reloads by trigger (watch, poll, signal, manual)',
@@ -129,12 +132,12 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
-  const toolCalls = new SeriesCounter(
-    'toolgate_tool_calls_total',
-    'Tool calls admitted, by client (its id, or anonymous while access is open) and surface (rest, mcp)',
-    ['client', 'via'],
-  )
-  register.registerMetric(toolCalls as unknown as Metric)
+  const toolCalls = new Counter({
+    name: 'toolgate_tool_calls_total',
+    help: 'Tool calls admitted, by client (its id, or anonymous while access is open) and surface (rest, mcp)',
+    labelNames: ['client', 'via'],
+    registers: [register],
+  })
   const accessRefusals = new Counter({
     name: 'toolgate_access_refusals_total',
     help: 'Requests refused by access control, by client (its id, anonymous, or unknown for a refused token) and reason',
@@ -173,8 +176,8 @@ async function metrics(fastify: FastifyInstance) {
 
   fastify.decorate<GatewayMetrics>('gatewayMetrics', {
     upstreamCall({ service, result, durationSeconds }) {
-      upstreamRequests.inc2(service, result)
-      upstreamDuration.observe(service, durationSeconds)
+      upstreamRequests.inc({ service, result })
+      upstreamDuration.observe({ service }, durationSeconds)
       if (typeof result === 'string') upstreamErrors.inc({ service, kind: result })
       else if (result >= 500) upstreamErrors.inc({ service, kind: '5xx' })
     },
@@ -182,7 +185,7 @@ async function metrics(fastify: FastifyInstance) {
       sessionsCreated.inc({ store })
     },
     toolCalled(client, via) {
-      toolCalls.inc2(client, via)
+      toolCalls.inc({ client, via })
     },
     accessRefused(client, reason) {
       accessRefusals.inc({ client, reason })
@@ -198,38 +201,33 @@ async function metrics(fastify: FastifyInstance) {
 
 export default fp(metrics, { name: 'metrics', dependencies: ['catalog-store'] })
 
-/**
- * `http_request_duration_seconds` as fastify-metrics exposed it (same name, help, labels method,
- * route and status_code, buckets), registered in prom-client's registry as a metric of its own:
- * each route's hook holds its series by method and status, so an observation is a bucket search
- * and three additions.
- */
-class RouteHistogram extends SeriesHistogram {
-  constructor(bounds: readonly number[]) {
-    super('http_request_duration_seconds', 'request duration in seconds', bounds)
-  }
+type RouteLabel = 'method' | 'route' | 'status_code'
 
-  /** The onResponse hook of one route: `reply.elapsedTime` runs from the request's start to its last byte. */
-  hookFor(route: string, methods: readonly string[]): onResponseHookHandler {
-    let generation = this.generation
-    let byMethod = new Map<string, Map<number, HistogramSeries>>(methods.map((method) => [method, new Map()]))
-    return (request, reply, done) => {
-      if (generation !== this.generation) {
-        generation = this.generation
-        byMethod = new Map(methods.map((method) => [method, new Map()]))
+/**
+ * The onResponse hook of one route: `reply.elapsedTime` runs from the request's start to its last
+ * byte. The histogram's child per method and status is kept (prom-client's `labels()`), as the
+ * set of either is small.
+ */
+function timeRoute(
+  histogram: Histogram<RouteLabel>,
+  route: string,
+  methods: readonly string[],
+): onResponseHookHandler {
+  const byMethod = new Map(
+    methods.map((method) => [method, new Map<number, Histogram.Internal<RouteLabel>>()]),
+  )
+  return (request, reply, done) => {
+    const byStatus = byMethod.get(request.method)
+    if (byStatus) {
+      const status = reply.statusCode
+      let child = byStatus.get(status)
+      if (!child) {
+        child = histogram.labels({ method: request.method, route, status_code: status })
+        byStatus.set(status, child)
       }
-      const byStatus = byMethod.get(request.method)
-      if (byStatus) {
-        const status = reply.statusCode
-        let series = byStatus.get(status)
-        if (!series) {
-          series = this.open({ method: request.method, route, status_code: status })
-          byStatus.set(status, series)
-        }
-        this.record(series, reply.elapsedTime / 1000)
-      }
-      done()
+      child.observe(reply.elapsedTime / 1000)
     }
+    done()
   }
 }
 

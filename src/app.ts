@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto'
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
@@ -24,10 +25,8 @@ import tools from '../plugins/tools.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
-import { makeChildrenLazy } from './util/lazy-logger.js'
 import { parseJsonBody } from './util/parse-json-body.js'
 import { redactUrl } from './util/redact-url.js'
-import { randomRequestId } from './util/request-id.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
@@ -100,12 +99,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false } },
     genReqId: (request) => {
       const inbound = request.headers['x-request-id']
-      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomRequestId()
+      return typeof inbound === 'string' && REQUEST_ID_PATTERN.test(inbound) ? inbound : randomUUID()
     },
   })
   limitConnections(app, config.server.maxConnections)
-  // A request's pino child is made when it first writes a line (none at warn for a 304).
-  if (logger !== false) makeChildrenLazy(app.log)
   app.setErrorHandler(handleError)
   // Fastify's own parser, with messages that say what was wrong (the MCP route keeps its own).
   app.removeContentTypeParser('application/json')

@@ -2,8 +2,8 @@ import { isRecord } from '../util/is-record.js'
 import { childPointer } from '../util/json-pointer.js'
 import { getOwn, setOwn } from '../util/own.js'
 import { type ArgumentCandidate, asBase64File, isBinaryString, isFlattenableObject } from './input-schema.js'
-import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
+import type { SchemaContext } from './schema-context.js'
 import type { JsonSchema, PropertyEncoding, RequestBody } from './types.js'
 
 export interface DerivedBody {

@@ -3,8 +3,8 @@ import { childPointer } from '../util/json-pointer.js'
 import { readParameterCliName } from './extensions.js'
 import { UNCARRIED_HEADERS } from './gateway-headers.js'
 import { type ArgumentCandidate, parameterCandidate } from './input-schema.js'
-import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
+import type { SchemaContext } from './schema-context.js'
 import type { Parameter, ParameterLocation } from './types.js'
 
 const LOCATIONS: readonly ParameterLocation[] = ['path', 'query', 'header', 'cookie']

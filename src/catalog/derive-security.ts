@@ -1,8 +1,8 @@
 import { isRecord } from '../util/is-record.js'
 import { pointerOf } from '../util/json-pointer.js'
 import { setOwn } from '../util/own.js'
-import type { SchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
+import type { SchemaContext } from './schema-context.js'
 import type { AuthRequirement, SecurityScheme, Service } from './types.js'
 
 /** components.securitySchemes, normalized as seed 003 says: name, type, scheme, in, parameter name. */

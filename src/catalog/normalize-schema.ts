@@ -10,31 +10,8 @@ import { isOutputKeyword, loosenOutputSchema, outputPropertySchema } from './out
 import type { ProblemSink } from './problems.js'
 import { createRecursionDetector, normalizeRef } from './ref-graph.js'
 import { repairKeywords } from './repair-keywords.js'
+import type { NormalizedSchema, SchemaContext, SchemaWalker } from './schema-context.js'
 import type { JsonSchema } from './types.js'
-
-/** A normalized schema and the recursive definitions (`$defs` entries) it refers to. */
-export interface NormalizedSchema {
-  readonly schema: JsonSchema
-  /** Reference pointers (`#/components/schemas/Node`) that stay as `$ref: '#/$defs/…'`. */
-  readonly defs: ReadonlySet<string>
-}
-
-/** One side's schema walker: request schemas (arguments) or response schemas (typed results). */
-export interface SchemaWalker {
-  /** Turns an OpenAPI 3.1 schema into a self-contained JSON Schema of this side (see walkKeywords). */
-  normalize(node: unknown, pointer: string): NormalizedSchema
-  /** The `$defs` map for a set of recursive definitions, closed over what they refer to. */
-  defsFor(refs: Iterable<string>): Record<string, JsonSchema>
-}
-
-export interface SchemaContext extends SchemaWalker {
-  /** The response side: the lenient output schemas of output-schema.ts, walked and cached apart. */
-  readonly output: SchemaWalker
-  /** Follows `$ref` chains of non-schema objects (parameters, request bodies, path items). */
-  resolveObject(node: unknown, pointer: string): { value: unknown; pointer: string } | undefined
-  /** Where a chain of local `$ref`s leads, silently (undefined when it leads nowhere or loops). */
-  followRefs(node: unknown): unknown
-}
 
 /** Which side a schema describes: what the caller sends, or what the upstream answers. */
 type Side = 'request' | 'response'

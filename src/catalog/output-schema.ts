@@ -1,7 +1,7 @@
 import { isRecord } from '../util/is-record.js'
 import { childPointer } from '../util/json-pointer.js'
 import { getOwn, setOwn } from '../util/own.js'
-import type { SchemaContext } from './normalize-schema.js'
+import type { SchemaContext } from './schema-context.js'
 import type { JsonSchema, ToolOutput } from './types.js'
 
 /**

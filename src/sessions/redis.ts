@@ -48,14 +48,9 @@ export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions
   const unavailable = (err: Error) => {
     throw new SessionStoreUnavailable(err.message)
   }
-  const oneWritePerTurn = batchWrites(redis)
   // The reader while it is up; the main client meanwhile (at boot, or while the reader reconnects),
   // so that a reader not yet connected is not a 503 while Redis answers.
-  const readerWritePerTurn = tracked && batchWrites(tracked.reader)
-  const via = (): [Redis, () => void] =>
-    tracked?.reader.status === 'ready' && readerWritePerTurn
-      ? [tracked.reader, readerWritePerTurn]
-      : [redis, oneWritePerTurn]
+  const via = (): Redis => (tracked?.reader.status === 'ready' ? tracked.reader : redis)
   // The one command a manifest request sends (no TTL refresh: the key expires with its session),
   // unless the cache holds the session: a found one is kept until Redis invalidates it or its key's
   // PX is over, a miss never. Only replies of the tracking reader are kept (begin() is undefined
@@ -63,8 +58,7 @@ export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions
   const fetch = (stored: string): Promise<Session | undefined> => {
     const held = cache?.lookup(stored, nowMs())
     if (held !== undefined) return Promise.resolve(held)
-    const [client, oneWrite] = via()
-    oneWrite()
+    const client = via()
     const read = client === redis ? undefined : cache?.begin(stored)
     return client.get(stored).then(
       (value) => {
@@ -111,29 +105,6 @@ export function createRedisSessionStore(redis: Redis, options: RedisStoreOptions
       }
     },
     close: async () => tracked?.close(),
-  }
-}
-
-/**
- * Corks the client's socket until the end of this event-loop turn (setImmediate), so that the GETs
- * of every request handled in the turn leave in one writev instead of one write(2) each: per GET,
- * that syscall was a fifth of the manifest route's CPU (bench row 2). Each request still sends its
- * own GET and waits for its own reply; only the syscall is shared. ioredis's `enableAutoPipelining`
- * batches too, but through a Pipeline object per batch and a callback per command, which cost more
- * than it saved. Nothing is corked while the client is not ready: those commands fail at once.
- */
-export function batchWrites(redis: Redis): () => void {
-  let corked: Redis['stream'] | undefined
-  const uncork = () => {
-    const stream = corked
-    corked = undefined
-    stream?.uncork()
-  }
-  return () => {
-    if (corked !== undefined || redis.status !== 'ready') return
-    corked = redis.stream
-    corked.cork()
-    setImmediate(uncork)
   }
 }
 

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { LastGoodSources, LoadedSource, SourceReader } from '../catalog/index.js'
 import { contentHash } from '../util/content-hash.js'
-import { remoteWithoutTokens } from './build-wire.js'
-import type { RemoteState } from './remote-sources.js'
+import { type RemoteState, remoteWithoutTokens } from './remote-sources.js'
 
 // A reload that would read exactly what the serving catalog's build read ends before building
 // (issue 20: an unchanged reload of Stripe + Kubernetes took 3.2 s re-reading, re-parsing and

@@ -4,7 +4,6 @@ import type { Catalog, LastGoodSources, LoadedSource } from '../catalog/index.js
 import { type RenderedViews, ServedDocument } from '../formats/index.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import type { VersionFingerprint } from './build-version.js'
-import type { RemoteState } from './remote-sources.js'
 
 // How a build crosses from the worker to the main thread. Everything is bytes: the worker pays for
 // serializing, and the main thread turns the catalog back into objects a slice at a time, yielding
@@ -216,16 +215,8 @@ export function decodeFingerprint(encoded: NonNullable<BuilderMemory['fingerprin
   return { version: encoded.version, reportsHash: encoded.reportsHash, toolHashes }
 }
 
-/** Remote sources as the worker gets them: tokens stay on the main thread (the build never needs one). */
-export function remoteWithoutTokens(remote: RemoteState): RemoteState {
-  return {
-    ...remote,
-    remotes: remote.remotes.map(({ source, tools }) => {
-      const { token: _token, ...plain } = source
-      return { source: plain, tools }
-    }),
-  }
-}
+// Where catalog-builder.ts has found it; it lives beside RemoteState now.
+export { remoteWithoutTokens } from './remote-sources.js'
 
 /** What the main thread sends a build worker that answered with views, when it may count their tokens. */
 export const COUNT_TOKENS = 'count-tokens'

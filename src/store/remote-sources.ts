@@ -18,6 +18,17 @@ export interface RemoteState {
 
 export const NO_REMOTES: RemoteState = { remotes: [], failed: [], problems: [], stale: [] }
 
+/** Remote sources as the worker gets them: tokens stay on the main thread (the build never needs one). */
+export function remoteWithoutTokens(remote: RemoteState): RemoteState {
+  return {
+    ...remote,
+    remotes: remote.remotes.map(({ source, tools }) => {
+      const { token: _token, ...plain } = source
+      return { source: plain, tools }
+    }),
+  }
+}
+
 /**
  * Queries every remote source. At boot (no `previous`) a required source that fails stops the
  * start with its message; an optional one is reported as failed, and the rest serve. On a reload
