@@ -33,16 +33,6 @@ export interface VersionRequest {
    * has answered, so loading the tokenizer (~0.3 s) never delays a new version.
    */
   readonly deferTokens?: boolean
-  /**
-   * Called between the build's steps, when what the last one made is garbage (the build worker
-   * collects it then: build-worker.ts).
-   */
-  readonly settle?: () => void
-  /**
-   * Called once the formats only measured are done, before the eager documents are written: the
-   * build worker gives its spare memory back then (releaseMemory).
-   */
-  readonly release?: () => void
 }
 
 /** What the next build compares against: the version, a hash per tool (for the diff), and the reports. */
@@ -85,9 +75,7 @@ export async function buildVersion(
     (problem) => problem.file === request.specsDir && problem.severity === 'error',
   )
   if (unreadable && request.reload) throw new Error(unreadable.message)
-  request.settle?.()
   const rebuilt = buildKeepingLastGood(loaded, lookedUp, request.options, request.remote)
-  request.settle?.()
   const inputs = lookedUp.settledIn(rebuilt.lastGood) ? recorded.inputs() : undefined
   const { catalog } = rebuilt
   const fingerprint = fingerprintOf(catalog)
@@ -105,8 +93,6 @@ export async function buildVersion(
       ? {
           views: renderEager(catalog, createViewRenderers(request.render), {
             deferTokens: request.deferTokens ?? false,
-            ...(request.settle ? { settle: request.settle } : {}),
-            ...(request.release ? { release: request.release } : {}),
           }),
         }
       : {}),

@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import type { CatalogOptions } from '../../src/catalog/index.js'
-import type { WorkerBounds } from '../../src/store/catalog-builder.js'
+import type { BuildBounds } from '../../src/store/catalog-builder.js'
 import { type CatalogStore, createCatalogStore } from '../../src/store/index.js'
 import { HANG_BOUND_MS } from '../helpers/hang.js'
 import { largeSpec } from '../helpers/large-spec.js'
@@ -16,7 +16,7 @@ const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {
 async function workerStore(
   t: { after(fn: () => Promise<unknown>): void },
   dir: string,
-  bounds: WorkerBounds = { timeoutMs: 30_000, memoryMb: 512 },
+  bounds: BuildBounds = { timeoutMs: 30_000, memoryMb: 512 },
   options: CatalogOptions = {},
 ) {
   const store = await createCatalogStore({ specsDir: dir, options, render, bounds })

@@ -46,7 +46,7 @@ async function collected(ref: WeakRef<object>): Promise<boolean> {
   return ref.deref() === undefined
 }
 
-for (const builder of ['in-process', 'worker'] as const)
+for (const builder of ['in-process', 'process'] as const)
   test(`a version swapped out by reloads is collected with what was derived from it (${builder} builds)`, async (t) => {
     const dir = await tempDir(t)
     await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
@@ -75,7 +75,7 @@ for (const builder of ['in-process', 'worker'] as const)
     assert.equal(await collected(serving.catalog), false)
   })
 
-for (const builder of ['in-process', 'worker'] as const)
+for (const builder of ['in-process', 'process'] as const)
   test(`the store collects a version it swapped out itself, with no collection asked for (${builder} builds)`, async (t) => {
     const dir = await tempDir(t)
     await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2]))
