@@ -69,7 +69,7 @@ export interface RenderedDocument {
  * Every view in every format, serialized once per catalog version (eager ones now, on-demand ones
  * on first use) and measured now: a 1,000-tool catalog's formats weigh ~80 MB, and only the
  * discovery documents are worth holding from the start. `rendered`: that work done already (in the
- * build worker); only the on-demand documents are left to render here.
+ * build process); only the on-demand documents are left to render here.
  */
 export function renderViews(
   catalog: Catalog,
@@ -97,7 +97,7 @@ export function renderViews(
 
 /**
  * Every view in every format rendered once: the eager ones kept as documents, all of them measured
- * in bytes and (but the plain tool list) in tokens. This runs in the build worker, once per catalog
+ * in bytes and (but the plain tool list) in tokens. This runs in the build process, once per catalog
  * version, so counting never stalls the event loop; sampling above 1 MB bounds it to ~0.1 s a
  * document (the Kubernetes API: ~1 s for its seven counted documents, instead of ~5 s exact).
  * Each format is walked text by text (walkJson), never one string: measured first (measureJson),

@@ -29,7 +29,7 @@ export interface VersionRequest {
   /** The serving version's fingerprints; absent for the first build. */
   readonly previous?: VersionFingerprint
   /**
-   * Leave token counting for after the swap (`views.tokenSamples`): the build worker counts once it
+   * Leave token counting for after the swap (`views.tokenSamples`): the build process counts once it
    * has answered, so loading the tokenizer (~0.3 s) never delays a new version.
    */
   readonly deferTokens?: boolean
@@ -59,7 +59,7 @@ export interface BuiltVersion {
 /**
  * One catalog build, start to end: load, parse and bundle the specs directory, build keeping the
  * last good version of a broken file, diff against the serving version, and render the views
- * that serve eagerly. Runs in the build worker (or in-process where a test injects a reader);
+ * that serve eagerly. Runs in the build process (or in-process where a test injects a reader);
  * it throws only when the specs directory itself cannot be read.
  */
 export async function buildVersion(

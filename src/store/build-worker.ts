@@ -29,12 +29,16 @@ export interface WorkerInput {
 }
 
 /**
- * What the build process sends, in this order: the catalog's bytes when the version changed (a
- * message of their own, so the parent frees them once decoded: a message's typed arrays all share
- * its one buffer), then the answer, then, once asked, the tokens.
+ * What the build process sends, in this order: when the version changed, the catalog's bytes and
+ * each eager document, a message each; then the answer; then, once asked, the tokens. A message's
+ * typed arrays all come back as views of its one buffer, and the gateway reads a message whole
+ * before it decodes it (its chunks, then one copy): one message per document keeps that transient
+ * to one document's size, and lets each document's bytes, and the catalog's once decoded, be
+ * freed on their own.
  */
 export type WorkerMessage =
   | { readonly type: 'catalog'; readonly catalog: CatalogBytes }
+  | { readonly type: 'document'; readonly document: DocumentBytes }
   | ({ readonly type: 'answer' } & WorkerAnswer)
   | ({ readonly type: 'tokens' } & TokenAnswer)
 
@@ -43,7 +47,8 @@ export type WorkerAnswer =
       readonly ok: true
       readonly changed: boolean
       readonly diff: CatalogDiff
-      readonly views?: { sizes: RenderedViews['sizes']; documents: DocumentBytes[] }
+      /** The views' sizes, when changed; their documents came before, a message each. */
+      readonly sizes?: RenderedViews['sizes']
       readonly memory: BuilderMemory
       readonly inputs?: BuildInputs
     }
@@ -81,12 +86,14 @@ async function answer(input: WorkerInput) {
     lastGood,
   )
   if (built.changed) await send({ type: 'catalog', catalog: encodeCatalog(built.catalog) })
+  const views = built.views && encodeViews(built.views)
+  for (const document of views?.documents ?? []) await send({ type: 'document', document })
   await send({
     type: 'answer',
     ok: true,
     changed: built.changed,
     diff: built.diff,
-    ...(built.views ? { views: encodeViews(built.views) } : {}),
+    ...(views ? { sizes: views.sizes } : {}),
     memory: {
       lastGood: serializeLastGood(built.lastGood, lastGood.bytesOf),
       fingerprint: encodeFingerprint(built.fingerprint),

@@ -9,6 +9,7 @@ import {
   type BuilderMemory,
   type CatalogBytes,
   COUNT_TOKENS,
+  type DocumentBytes,
   decodeCatalog,
   decodeViews,
   remoteWithoutTokens,
@@ -123,7 +124,8 @@ const WORKER_SCRIPT = fileURLToPath(new URL('./build-worker.js', import.meta.url
 
 /**
  * The build process's semi-space, in MB (`--max-semi-space-size`): its young generation is two of
- * them. Kubernetes' reload peaked lower with a small one, in the same time (bench/README.md, row 6b).
+ * them. Left to V8 (Node 24, no memory limit), a Kubernetes build process peaked at 449–469 MB of
+ * RSS; with 4, at 296–311 MB, in the same time (3 reloads each, issue 44); 1 was no lower.
  */
 export const BUILD_SEMI_SPACE_MB = 4
 
@@ -144,6 +146,7 @@ export function buildProcessFlags(bounds: Pick<BuildBounds, 'memoryMb'>): string
 interface Answered {
   readonly answer: Extract<WorkerAnswer, { ok: true }>
   readonly catalog?: CatalogBytes
+  readonly views?: { sizes: RenderedViews['sizes']; documents: DocumentBytes[] }
   readonly tokens?: DeferredTokens
 }
 
@@ -238,9 +241,14 @@ export function createProcessBuilder(settings: BuilderSettings, bounds: BuildBou
         if (running?.child === child) running = undefined
       }
       let catalog: CatalogBytes | undefined
+      const documents: DocumentBytes[] = []
       const onMessage = (message: WorkerMessage) => {
         if (message.type === 'catalog') {
           catalog = message.catalog
+          return
+        }
+        if (message.type === 'document') {
+          documents.push(message.document)
           return
         }
         if (message.type !== 'answer') return
@@ -254,14 +262,16 @@ export function createProcessBuilder(settings: BuilderSettings, bounds: BuildBou
         resolve({
           answer,
           ...(catalog ? { catalog } : {}),
-          ...(answer.views ? { tokens: tokensOf(child) } : {}),
+          ...(answer.sizes ? { views: { sizes: answer.sizes, documents }, tokens: tokensOf(child) } : {}),
         })
       }
       child.on('message', onMessage)
-      child.once('error', (err) => {
+      // `on`, not `once`: a ChildProcess may emit 'error' more than once (a failed kill, a failed send).
+      child.on('error', (err) => {
         if (!settled) stop(`the catalog build failed: ${err.message}`)
       })
-      child.once('exit', (code, signal) => {
+      // 'close', not 'exit': stderr is read to its end by then, V8's out-of-memory report included.
+      child.once('close', (code, signal) => {
         if (settled) return
         const reason = OUT_OF_MEMORY.test(stderr)
           ? `the catalog build needed more memory than limits.buildMemoryMb (${bounds.memoryMb} MB) and was stopped; the catalog serving stays`
@@ -277,14 +287,14 @@ export function createProcessBuilder(settings: BuilderSettings, bounds: BuildBou
       if (await inputs.unchanged(remote)) return UNCHANGED
       // Checked after the check's await: a store closed meanwhile starts no process it would not stop.
       if (closed) throw new CatalogBuildError('the catalog store is closed')
-      const { answer, catalog, tokens } = await answerOf(remote, reload)
+      const { answer, catalog, views, tokens } = await answerOf(remote, reload)
       memory = answer.memory
       inputs.remember(remote, answer.inputs)
       return {
         changed: answer.changed,
         diff: answer.diff,
         ...(catalog ? { catalog: await decodeCatalog(catalog) } : {}),
-        ...(answer.views ? { views: decodeViews(answer.views) } : {}),
+        ...(views ? { views: decodeViews(views) } : {}),
         ...(tokens ? { tokens } : {}),
       }
     },
