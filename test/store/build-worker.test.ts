@@ -195,8 +195,11 @@ test('the build process reads spec files with the configured limits (limits.spec
 /** Calls `seen` with each build process this process forks while `work` runs. */
 async function watchingBuilds<T>(seen: (child: ChildProcess) => void, work: () => Promise<T>): Promise<T> {
   const listener = (message: unknown) => {
+    // Published as the ChildProcess is made; its arguments are known once it spawned.
     const child = (message as { process: ChildProcess }).process
-    if (child.spawnargs.some((arg) => arg.endsWith('build-worker.js'))) seen(child)
+    child.once('spawn', () => {
+      if (child.spawnargs.some((arg) => arg.endsWith('build-worker.js'))) seen(child)
+    })
   }
   subscribe('child_process', listener)
   try {
@@ -213,7 +216,7 @@ test('a build process that dies without an answer is a failed reload with the re
   const before = store.current()
   await writeFile(join(dir, 'big.json'), largeSpec(40_000))
   const record = await watchingBuilds(
-    (child) => child.once('spawn', () => setTimeout(() => child.kill('SIGKILL'), 200)),
+    (child) => setTimeout(() => child.kill('SIGKILL'), 200),
     () => store.reload('manual'),
   )
   assert.equal(record.outcome, 'failed')
@@ -243,7 +246,7 @@ test('a build process ends when the gateway dies (its IPC channel closes)', asyn
   // A gateway of its own, killed while its first build runs; it prints the build's pid.
   const script = `
     import { subscribe } from 'node:diagnostics_channel'
-    subscribe('child_process', ({ process: child }) => console.log('build ' + child.pid))
+    subscribe('child_process', ({ process: child }) => child.once('spawn', () => console.log('build ' + child.pid)))
     const { createCatalogStore } = await import(${JSON.stringify(store)})
     await createCatalogStore({
       specsDir: ${JSON.stringify(dir)},

@@ -23,8 +23,11 @@ type Kind = (typeof KINDS)[number]
 /** Build processes started by this one (each build in the process builder forks one). */
 let buildsStarted = 0
 subscribe('child_process', (message) => {
+  // Published as the ChildProcess is made; its arguments are known once it spawned.
   const child = (message as { process: ChildProcess }).process
-  if (child.spawnargs.some((arg) => arg.endsWith('build-worker.js'))) buildsStarted += 1
+  child.once('spawn', () => {
+    if (child.spawnargs.some((arg) => arg.endsWith('build-worker.js'))) buildsStarted += 1
+  })
 })
 
 interface Observed {
