@@ -102,7 +102,7 @@ async function ops(fastify: FastifyInstance) {
 
   fastify.get('/catalog', { config: { access: 'operator' } }, async (request, reply) => {
     const snapshot = fastify.catalogStore.current()
-    // Token counts arrive from the build worker just after a new version swaps in.
+    // Token counts arrive from the build process just after a new version swaps in.
     await snapshot.tokensSettled
     return sendDocument(request, reply, await snapshot.catalogDocument())
   })

@@ -30,7 +30,7 @@ import { redactUrl } from './util/redact-url.js'
 
 export interface AppOptions {
   readonly config: GatewayConfig
-  /** Where spec files are read from (builds then run in-process); absent: the disk, in a build worker. */
+  /** Where spec files are read from (builds then run in-process); absent: the disk, in a build process. */
   readonly reader?: SourceReader
   readonly logger?: FastifyServerOptions['logger']
   /** Tests only: MCP answers every request through the SDK (the reference of its fast path). */

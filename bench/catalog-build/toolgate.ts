@@ -1,8 +1,6 @@
 // Row 4, toolgate: loadCatalog over a directory holding just the spec (argv[2]); with argv[3] =
 // "render", the OpenAI tool document is rendered from the catalog too, as @samchon/openapi's
-// output is. Runs in its own process so its peak RSS is its own, with the V8 settings the gateway's
-// CLI makes before anything else (its builds run in that process's worker).
-import '../../src/cli/v8-tuning.js'
+// output is. Runs in its own process so its peak RSS is its own.
 import { DISCOVER_VIEW, fsSourceReader, loadCatalog } from '../../src/catalog/index.js'
 import { renderOpenAITools } from '../../src/formats/index.js'
 import { report } from './result.js'

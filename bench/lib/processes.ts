@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { once } from 'node:events'
-import { readFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -181,4 +181,34 @@ export async function memoryOf(pid: number): Promise<Memory> {
   const kb = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN)
   return { rssMb: kb('VmRSS') / 1024, peakMb: kb('VmHWM') / 1024 }
+}
+
+/** The pids whose parent is `pid` (Linux: each /proc/<pid>/stat's fourth field). */
+export async function childPids(pid: number): Promise<number[]> {
+  const children: number[] = []
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses, so read after the last `)`.
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '')
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+    if (ppid === pid) children.push(Number(entry))
+  }
+  return children
+}
+
+/**
+ * A process with its children (the gateway and its catalog build process): the sum of their
+ * VmRSS, and each child's own memory. A child that exits between the listing and the reading
+ * counts as nothing.
+ */
+export async function treeMemoryOf(pid: number): Promise<{ rssMb: number; children: Map<number, Memory> }> {
+  const own = await memoryOf(pid)
+  const children = new Map<number, Memory>()
+  for (const child of await childPids(pid)) {
+    const memory = await memoryOf(child).catch(() => undefined)
+    if (memory && !Number.isNaN(memory.rssMb)) children.set(child, memory)
+  }
+  let rssMb = own.rssMb
+  for (const memory of children.values()) rssMb += memory.rssMb
+  return { rssMb, children }
 }

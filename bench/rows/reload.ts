@@ -105,8 +105,8 @@ const UNCHANGED_SPECS = ['stripe.json', 'kubernetes-v1.13.json'] as const
 /**
  * Row 5b: SIGHUP (the operator's reload; there is no reload route) to a gateway serving Stripe +
  * Kubernetes from test/fixtures/real-world, nothing changed on disk. The figure is the reload's
- * own `durationMs` from /catalog/reloads: the build worker reads, parses and builds every file,
- * finds the same version and swaps nothing. One reload warms up (page cache, the worker's code),
+ * own `durationMs` from /catalog/reloads: the gateway lists and hashes the files the last build
+ * read, finds them unchanged, and starts no build. One reload warms up (page cache),
  * then BENCH_RUNS are measured, one after the other. No baseline: it is the gateway's own time.
  */
 async function unchangedReloadRow(ctx: RowContext): Promise<RowResult> {

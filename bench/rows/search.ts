@@ -35,7 +35,7 @@ interface SearchFigures {
 }
 
 async function measure(ctx: RowContext): Promise<SearchFigures> {
-  // The gateway's process as the image runs it (node flags, allocator), building in its worker;
+  // The gateway's process as the image runs it (node flags, allocator), building in its build process;
   // --expose-gc only lets the child collect before each memory reading.
   const child = spawnNode(benchScript('search', 'row.js'), [], {
     cpus: ctx.cpus.server,

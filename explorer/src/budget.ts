@@ -21,7 +21,7 @@ const VALUE_WIDTH = 130
 
 /**
  * What each profile costs an agent, per format: the whole document, and what a deferred document
- * loads before any search. Tokens when counted (bytes while the build worker counts), on a log
+ * loads before any search. Tokens when counted (bytes while the build process counts), on a log
  * scale — a deferred document is thousands of times smaller than the whole one. A table holds the
  * same numbers for screen readers and copying.
  */

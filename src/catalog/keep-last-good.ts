@@ -6,7 +6,7 @@ import type { Catalog, Problem } from './types.js'
 
 /**
  * The last version of each spec file that loaded and built without an error. Only looked up (the
- * build worker passes a map that deserializes an entry on first use).
+ * build process passes a map that deserializes an entry on first use).
  */
 export type LastGoodSources = Pick<ReadonlyMap<string, LoadedSource>, 'has' | 'get'>
 

@@ -1,6 +1,4 @@
 #!/usr/bin/env node
-// First: V8 settings that must hold before the gateway's code runs.
-import './v8-tuning.js'
 import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { parseArgs } from 'node:util'

@@ -53,7 +53,7 @@ export interface GatewayConfig {
   readonly access: AccessConfig
   /** Remote tool sources (seed 004), tokens resolved. */
   readonly remoteSources: readonly RemoteSourceOptions[]
-  /** Bounds on the catalog build worker (issue 14). */
+  /** Bounds on the catalog build process (issue 14). */
   readonly build: BuildLimits
   /** Tool search's embeddings endpoint (issue 43), its key resolved; words alone when absent. */
   readonly embeddings?: EmbeddingsOptions
@@ -62,7 +62,7 @@ export interface GatewayConfig {
 export interface BuildLimits {
   /** A build running longer is stopped and the reload fails; the last good catalog serves. */
   readonly timeoutMs: number
-  /** The build worker's old-generation heap; a build needing more is stopped the same way. */
+  /** The build process's old-generation heap; a build needing more is stopped the same way. */
   readonly memoryMb: number
 }
 
@@ -83,7 +83,7 @@ const DEFAULT_SPECS_POLL_MS = 30_000 // 30 s
 const DEFAULT_BODY_LIMIT = 1_048_576 // 1 MiB
 // 20,000 operations (limits.operations) build in about 5 s and 500 MB here; 103,000 took 24 s and 1.6 GB.
 const DEFAULT_BUILD_TIMEOUT_MS = 60_000 // 60 s
-const DEFAULT_BUILD_MEMORY_MB = 2_048 // 2 GiB of worker heap, released when the build ends
+const DEFAULT_BUILD_MEMORY_MB = 2_048 // 2 GiB of build-process heap, released when the build ends
 const DEFAULT_EMBEDDINGS_TIMEOUT_MS = 2_000 // an agent's turn takes seconds; a query never waits longer
 const DEFAULT_EMBEDDINGS_BATCH = 64
 

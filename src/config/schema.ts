@@ -396,7 +396,8 @@ const LimitsSchema = Type.Object(
         // The worker holds the o200k tokenizer (~35 MB of heap) to count the views' tokens.
         minimum: 64,
         maximum: 65_536,
-        description: "the build worker's heap (old generation) in MB; a build needing more is stopped (2048)",
+        description:
+          "the build process's heap (old generation) in MB; a build needing more is stopped (2048)",
       }),
     ),
     remoteSourceBytes: Type.Optional(

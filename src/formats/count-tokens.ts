@@ -6,7 +6,7 @@ let tokenizer: Tokenizer | undefined
 
 /**
  * The o200k tokenizer, loaded on first use: its ranks take ~35 MB of heap and ~0.2 s to load, and
- * only the process that renders the views (the build worker, `toolgate lint`) counts tokens.
+ * only the process that renders the views (the build process, `toolgate lint`) counts tokens.
  */
 function countO200k(text: string): number {
   tokenizer ??= createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as Tokenizer
@@ -44,7 +44,7 @@ export interface TokenSample {
 /** A document's text to count, sampled above EXACT_TOKEN_CHARS, so it can be counted later elsewhere. */
 export function tokenSample(json: string): TokenSample {
   // A copy, not V8's sliced string: a slice keeps its whole document alive until counted (the
-  // build worker counts after it answers; Kubernetes' four largest documents held 145 MB so).
+  // build process counts after it answers; Kubernetes' four largest documents held 145 MB so).
   return sampleOf(
     sampleRanges(json.length).map(([start, end]) =>
       start === 0 && end >= json.length ? json : structuredClone(json.slice(start, end)),

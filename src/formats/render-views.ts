@@ -69,7 +69,7 @@ export interface RenderedDocument {
  * Every view in every format, serialized once per catalog version (eager ones now, on-demand ones
  * on first use) and measured now: a 1,000-tool catalog's formats weigh ~80 MB, and only the
  * discovery documents are worth holding from the start. `rendered`: that work done already (in the
- * build worker); only the on-demand documents are left to render here.
+ * build process); only the on-demand documents are left to render here.
  */
 export function renderViews(
   catalog: Catalog,
@@ -96,41 +96,25 @@ export function renderViews(
 }
 
 /**
- * Rendered JSON characters between two of `settle`'s collections (renderEager). Rendering one
- * large document (a value tree, its bytes, its text) leaves ~5× its size in garbage: at 16 M
- * characters Kubernetes' worker heap reached 288 MB before a collection. The build worker's
- * `settle` decides whether the heap has grown enough to collect (build-worker.ts).
- */
-const SETTLE_CHARS = 2 * 1024 * 1024
-
-/**
  * Every view in every format rendered once: the eager ones kept as documents, all of them measured
- * in bytes and (but the plain tool list) in tokens. This runs in the build worker, once per catalog
+ * in bytes and (but the plain tool list) in tokens. This runs in the build process, once per catalog
  * version, so counting never stalls the event loop; sampling above 1 MB bounds it to ~0.1 s a
  * document (the Kubernetes API: ~1 s for its seven counted documents, instead of ~5 s exact).
  * Each format is walked text by text (walkJson), never one string: measured first (measureJson),
  * then sampled as it is walked again, and an eager one written as it is walked, into a buffer of
- * its size. The formats only measured come first and are never bytes at all; `release` is called
- * before the eager documents are written, so what their rendering left (Kubernetes' strict
- * formats: value trees of 23 MB) is given back before the documents are held.
+ * its size. The formats only measured come first and are never bytes at all.
  */
 export function renderEager(
   catalog: Catalog,
   renderers: readonly ViewRenderer[],
-  {
-    deferTokens = false,
-    settle,
-    release,
-  }: { readonly deferTokens?: boolean; readonly settle?: () => void; readonly release?: () => void } = {},
+  { deferTokens = false }: { readonly deferTokens?: boolean } = {},
 ): RenderedViews {
   const eager: RenderedDocument[] = []
   const measured = new PairMap<ServedSize>()
   const jobs: TokenJob[] = []
-  let rendered = 0
   const views = Object.entries(catalog.views)
   const kept = renderers.filter((renderer) => renderer.served === 'eager')
   for (const renderer of [...renderers.filter((renderer) => renderer.served !== 'eager'), ...kept]) {
-    if (renderer === kept[0]) release?.()
     for (const [view, { toolIds }] of views) {
       const value = renderer.render(catalog, view)
       const { bytes, chars } = measureJson(value)
@@ -152,12 +136,6 @@ export function renderEager(
           sample: sampler ? sampler.sample() : tokenSample(JSON.stringify(renderer.upfront!(value))),
         })
       measured.set(renderer.format, view, { bytes, tools: toolIds.length })
-      // Collect once enough rendered text is garbage: each collection marks the whole live heap.
-      rendered += bytes
-      if (settle && rendered >= SETTLE_CHARS) {
-        settle()
-        rendered = 0
-      }
     }
   }
   // Per view, the formats in the renderers' order (as /catalog lists them).

@@ -66,7 +66,7 @@ export class ServedDocument implements Servable {
   readonly #encoded = new Map<ContentEncoding, EncodedBytes>()
 
   /**
-   * `rendered`: bytes (and their ETag) made elsewhere for this value — by the build worker, or read
+   * `rendered`: bytes (and their ETag) made elsewhere for this value — by the build process, or read
    * from a file — so `value` is unused; an ETag not given is hashed here.
    */
   constructor(

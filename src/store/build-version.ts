@@ -29,20 +29,10 @@ export interface VersionRequest {
   /** The serving version's fingerprints; absent for the first build. */
   readonly previous?: VersionFingerprint
   /**
-   * Leave token counting for after the swap (`views.tokenSamples`): the build worker counts once it
+   * Leave token counting for after the swap (`views.tokenSamples`): the build process counts once it
    * has answered, so loading the tokenizer (~0.3 s) never delays a new version.
    */
   readonly deferTokens?: boolean
-  /**
-   * Called between the build's steps, when what the last one made is garbage (the build worker
-   * collects it then: build-worker.ts).
-   */
-  readonly settle?: () => void
-  /**
-   * Called once the formats only measured are done, before the eager documents are written: the
-   * build worker gives its spare memory back then (releaseMemory).
-   */
-  readonly release?: () => void
 }
 
 /** What the next build compares against: the version, a hash per tool (for the diff), and the reports. */
@@ -69,7 +59,7 @@ export interface BuiltVersion {
 /**
  * One catalog build, start to end: load, parse and bundle the specs directory, build keeping the
  * last good version of a broken file, diff against the serving version, and render the views
- * that serve eagerly. Runs in the build worker (or in-process where a test injects a reader);
+ * that serve eagerly. Runs in the build process (or in-process where a test injects a reader);
  * it throws only when the specs directory itself cannot be read.
  */
 export async function buildVersion(
@@ -85,9 +75,7 @@ export async function buildVersion(
     (problem) => problem.file === request.specsDir && problem.severity === 'error',
   )
   if (unreadable && request.reload) throw new Error(unreadable.message)
-  request.settle?.()
   const rebuilt = buildKeepingLastGood(loaded, lookedUp, request.options, request.remote)
-  request.settle?.()
   const inputs = lookedUp.settledIn(rebuilt.lastGood) ? recorded.inputs() : undefined
   const { catalog } = rebuilt
   const fingerprint = fingerprintOf(catalog)
@@ -105,8 +93,6 @@ export async function buildVersion(
       ? {
           views: renderEager(catalog, createViewRenderers(request.render), {
             deferTokens: request.deferTokens ?? false,
-            ...(request.settle ? { settle: request.settle } : {}),
-            ...(request.release ? { release: request.release } : {}),
           }),
         }
       : {}),

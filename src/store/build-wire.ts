@@ -5,14 +5,14 @@ import { type RenderedViews, ServedDocument } from '../formats/index.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import type { VersionFingerprint } from './build-version.js'
 
-// How a build crosses from the worker to the main thread. Everything is bytes: the worker pays for
-// serializing, and the main thread turns the catalog back into objects a slice at a time, yielding
-// to the event loop between slices, so no single step of the swap stalls a request.
+// How a build crosses from the build process to the gateway. Everything is bytes: the build
+// process pays for serializing, and the main thread turns the catalog back into objects a slice at
+// a time, yielding to the event loop between slices, so no single step of the swap stalls a request.
 
 /**
  * A catalog as one V8 serialization (node:v8's Serializer), written as a sequence of values: the
  * members but tools and problems, then those two in slices of SLICE_ITEMS. One serializer writes
- * them all, so an object the worker's catalog shares (the same bundled schema in a hundred tools)
+ * them all, so an object the build's catalog shares (the same bundled schema in a hundred tools)
  * is written once and comes back as one object however many slices reference it; JSON made a copy
  * per occurrence (Kubernetes' 1,002 tools: 44 MB of JSON and 40 MB of decoded heap, against 7.8 MB
  * serialized and 11 MB decoded). The main thread reads it back a slice per turn of the event loop.
@@ -31,9 +31,9 @@ export interface DocumentBytes {
   readonly etag: string
 }
 
-/** What the main thread keeps between builds, opaque to it: SharedArrayBuffers cross for free. */
+/** What the gateway keeps between builds, opaque to it, and hands to the next build process. */
 export interface BuilderMemory {
-  /** Each last good source, v8-serialized and compressed; the worker opens only those it needs. */
+  /** Each last good source, v8-serialized and compressed; the build opens only those it needs. */
   readonly lastGood: ReadonlyMap<string, Uint8Array>
   readonly fingerprint?: {
     readonly version: string
@@ -55,7 +55,7 @@ export function encodeCatalog(catalog: Catalog): CatalogBytes {
   serializer.writeValue(head)
   const toolSlices = writeSlices(serializer, tools)
   const problemSlices = writeSlices(serializer, problems)
-  return { bytes: ownBytes(serializer.releaseBuffer()), toolSlices, problemSlices }
+  return { bytes: serializer.releaseBuffer(), toolSlices, problemSlices }
 }
 
 function writeSlices(serializer: Serializer, items: readonly unknown[]): number {
@@ -115,7 +115,7 @@ export function encodeViews(views: RenderedViews): {
     documents: views.eager.map(({ format, view, document }) => ({
       format,
       view,
-      body: ownBytes(document.body),
+      body: document.body,
       etag: document.etag,
     })),
   }
@@ -135,29 +135,7 @@ export function decodeViews(encoded: { sizes: RenderedViews['sizes']; documents:
   } satisfies RenderedViews
 }
 
-/** A Uint8Array that owns its whole ArrayBuffer, so it can be transferred (small Buffers share a pool). */
-function ownBytes(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
-    ? bytes
-    : new Uint8Array(bytes)
-}
-
-/** The ArrayBuffers a message can hand over instead of copying. */
-export function transferables(...groups: readonly (readonly Uint8Array[])[]): ArrayBuffer[] {
-  const buffers = new Set<ArrayBuffer>()
-  for (const group of groups)
-    for (const bytes of group) if (bytes.buffer instanceof ArrayBuffer) buffers.add(bytes.buffer)
-  return [...buffers]
-}
-
-/** Bytes in shared memory: the main thread keeps them, and hands them to the next worker, uncopied. */
-function shared(bytes: Uint8Array): Uint8Array {
-  const copy = new Uint8Array(new SharedArrayBuffer(bytes.byteLength))
-  copy.set(bytes)
-  return copy
-}
-
-/** The last good sources as the worker sees them: each deserialized on its first lookup. */
+/** The last good sources as the build sees them: each deserialized on its first lookup. */
 export function lazyLastGood(serialized: ReadonlyMap<string, Uint8Array>): LastGoodSources & {
   readonly bytesOf: (source: LoadedSource) => Uint8Array | undefined
 } {
@@ -181,17 +159,15 @@ export function lazyLastGood(serialized: ReadonlyMap<string, Uint8Array>): LastG
 
 /**
  * The sources to remember, serialized and compressed once; a kept source reuses the bytes it came
- * from. The main thread holds them for the life of the version (issue 20, row 6): Kubernetes' spec
- * is 3.43 MB serialized, 180 KB at brotli's quality 1, which costs the worker ≈ 3.5 ms to write and
+ * from. The gateway holds them for the life of the version (issue 20, row 6): Kubernetes' spec
+ * is 3.43 MB serialized, 180 KB at brotli's quality 1, which costs the build ≈ 3.5 ms to write and
  * ≈ 4 ms to open, against ≈ 30–85 ms to deserialize either way.
  */
 export function serializeLastGood(
   sources: ReadonlyMap<string, LoadedSource>,
   bytesOf: (source: LoadedSource) => Uint8Array | undefined,
 ): Map<string, Uint8Array> {
-  return new Map(
-    [...sources].map(([id, source]) => [id, bytesOf(source) ?? shared(compressed(serialize(source)))]),
-  )
+  return new Map([...sources].map(([id, source]) => [id, bytesOf(source) ?? compressed(serialize(source))]))
 }
 
 function compressed(bytes: Uint8Array): Uint8Array {
@@ -206,7 +182,7 @@ export function encodeFingerprint(
   return {
     version: fingerprint.version,
     reportsHash: fingerprint.reportsHash,
-    toolHashes: shared(encoder.encode(JSON.stringify([...fingerprint.toolHashes]))),
+    toolHashes: encoder.encode(JSON.stringify([...fingerprint.toolHashes])),
   }
 }
 
@@ -215,8 +191,5 @@ export function decodeFingerprint(encoded: NonNullable<BuilderMemory['fingerprin
   return { version: encoded.version, reportsHash: encoded.reportsHash, toolHashes }
 }
 
-// Where catalog-builder.ts has found it; it lives beside RemoteState now.
-export { remoteWithoutTokens } from './remote-sources.js'
-
-/** What the main thread sends a build worker that answered with views, when it may count their tokens. */
+/** What the gateway sends a build process that answered with views, when it may count their tokens. */
 export const COUNT_TOKENS = 'count-tokens'

@@ -1,10 +1,9 @@
-import { setFlagsFromString } from 'node:v8'
-import { Worker, type WorkerOptions } from 'node:worker_threads'
+import { type ChildProcess, fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { createFsSourceReader, type SpecReadLimits } from '../catalog/fs-reader.js'
 import type { Catalog, CatalogDiff, CatalogOptions, LoadedSource, SourceReader } from '../catalog/index.js'
 import type { RenderedViews, RenderOptions, TokenSizes } from '../formats/index.js'
-import { releaseSpareYoungGeneration } from '../util/collect-garbage.js'
-import { type BuildInputs, createInputsCheck } from './build-inputs.js'
+import { createInputsCheck } from './build-inputs.js'
 import type { buildVersion, VersionFingerprint } from './build-version.js'
 import {
   type BuilderMemory,
@@ -13,10 +12,9 @@ import {
   type DocumentBytes,
   decodeCatalog,
   decodeViews,
-  remoteWithoutTokens,
 } from './build-wire.js'
-import type { TokenAnswer, WorkerInput } from './build-worker.js'
-import type { RemoteState } from './remote-sources.js'
+import type { WorkerAnswer, WorkerInput, WorkerMessage } from './build-worker.js'
+import { type RemoteState, remoteWithoutTokens } from './remote-sources.js'
 
 /**
  * Builds catalog versions one after the other, remembering between builds what the next one
@@ -40,19 +38,19 @@ export interface BuildOutcome {
   /** The new catalog and its rendered views, when changed. */
   readonly catalog?: Catalog
   readonly views?: RenderedViews
-  /** The views' token counts when they come after the build, from the build worker. */
+  /** The views' token counts when they come after the build, from the build process. */
   readonly tokens?: DeferredTokens
 }
 
 /**
- * The build worker counts the views' tokens after its answer, once the store asks (issue 20, row
- * 6b): the count (the tokenizer, ≈ 35 MB of the worker's) then neither adds to the main thread's
- * decode of the answer nor to both versions held until the swapped-out one is collected.
+ * The build process counts the views' tokens after its answer, once the store asks (issue 20, row
+ * 6b): the count (the tokenizer, ≈ 35 MB of the process's) then does not add to the main thread's
+ * decode of the answer.
  */
 export interface DeferredTokens {
-  /** The counts; undefined when they could not be counted (the worker stopped or timed out). */
+  /** The counts; undefined when they could not be counted (the process stopped or timed out). */
   readonly counted: Promise<TokenSizes | undefined>
-  /** Lets the worker count; until then it waits, bounded by limits.buildTimeoutMs. */
+  /** Lets the process count; until then it waits, bounded by limits.buildTimeoutMs. */
   count(): void
 }
 
@@ -62,12 +60,12 @@ export interface BuilderSettings {
   readonly render: RenderOptions
 }
 
-export interface WorkerBounds {
+export interface BuildBounds {
   /** A build running longer is stopped. */
   readonly timeoutMs: number
-  /** The worker's old-generation heap: a build needing more is stopped by V8. */
+  /** The build process's old-generation heap: a build needing more is stopped by V8. */
   readonly memoryMb: number
-  /** How the worker reads spec files (limits.specBytes, limits.readTimeoutMs); the reader's defaults when absent. */
+  /** How the build process reads spec files (limits.specBytes, limits.readTimeoutMs); the reader's defaults when absent. */
   readonly read?: SpecReadLimits
 }
 
@@ -78,7 +76,7 @@ export class CatalogBuildError extends Error {
 
 /**
  * Builds on the calling thread, reading through `reader`: the seam for tests that inject a fake
- * reader (and for the CLI). The server builds in a worker (createWorkerBuilder).
+ * reader (and for the CLI). The server builds in a child process (createProcessBuilder).
  */
 export function createInProcessBuilder(settings: BuilderSettings, reader: SourceReader): CatalogBuilder {
   let lastGood: ReadonlyMap<string, LoadedSource> = new Map()
@@ -89,7 +87,7 @@ export function createInProcessBuilder(settings: BuilderSettings, reader: Source
       if (await inputs.unchanged(remote)) return UNCHANGED
       let built: Awaited<ReturnType<typeof buildVersion>>
       try {
-        // Loaded on the first build: the server builds in a worker, so its main thread never
+        // Loaded on the first build: the server builds in a child process, so it never
         // holds the spec parsing, $ref bundling and upgrade code (and their libraries).
         const { buildVersion } = await import('./build-version.js')
         built = await buildVersion(
@@ -120,81 +118,82 @@ const UNCHANGED: BuildOutcome = Object.freeze({
   diff: Object.freeze({ added: [], removed: [], changed: [] }),
 })
 
-const WORKER_URL = new URL('./build-worker.js', import.meta.url)
+/** The compiled build script, run with `node` in each build's child process. */
+const WORKER_SCRIPT = fileURLToPath(new URL('./build-worker.js', import.meta.url))
 
 /**
- * The build worker's semi-space, in MB: its young generation is two of them. V8 takes it from
- * `--max-semi-space-size` when that flag is set, over `resourceLimits.maxYoungGenerationSizeMb`,
- * and the flag is the process's: under the image's `CMD` (16) the worker's new space grew to
- * 32 MB, on top of the gateway's RSS while it renders beside the serving version (issue 20, row
- * 6b). The flag is read when an isolate is made, so it is set to this before each worker starts:
- * the main thread's isolate, made at start, keeps its own. Kubernetes' reload peaked at 301–337 MB
- * with 4 against 337–352 with 16 (probe, 3 reloads each), in the same time; 2 was no lower.
+ * The build process's semi-space, in MB (`--max-semi-space-size`): its young generation is two of
+ * them. Left to V8 (Node 24, no memory limit), a Kubernetes build process peaked at 449–469 MB of
+ * RSS; with 4, at 296–311 MB, in the same time (3 reloads each, issue 44); 1 was no lower.
  */
-export const WORKER_SEMI_SPACE_MB = 4
+export const BUILD_SEMI_SPACE_MB = 4
 
-/** A worker thread whose young generation is two WORKER_SEMI_SPACE_MB semi-spaces, whatever the process's flag. */
-export function startWorker(script: string | URL, options: WorkerOptions): Worker {
-  setFlagsFromString(`--max-semi-space-size=${WORKER_SEMI_SPACE_MB}`)
-  return new Worker(script, options)
-}
+/** How much of the build process's stderr is kept for the error when it dies without an answer. */
+const STDERR_TAIL_CHARS = 4_096
 
-/** How long the main thread's event loop is watched, as a build worker boots, before it may give its young generation back. */
-const QUIET_WINDOW_MS = 100
+/** What V8 writes to stderr as it aborts a process that reached its heap limit. */
+const OUT_OF_MEMORY = /heap out of memory|Reached heap limit/
 
-interface WorkerAnswer {
-  readonly ok: boolean
-  readonly error?: string
-  readonly changed: boolean
-  readonly diff: CatalogDiff
-  readonly catalog?: CatalogBytes
-  readonly views?: { sizes: RenderedViews['sizes']; documents: DocumentBytes[] }
-  readonly memory: BuilderMemory
-  readonly inputs?: BuildInputs
+/**
+ * The node flags of a build process, and only those: the parent's own (`--inspect`, the image's
+ * `--max-semi-space-size`) are not passed on.
+ */
+export function buildProcessFlags(bounds: Pick<BuildBounds, 'memoryMb'>): string[] {
+  return [`--max-old-space-size=${bounds.memoryMb}`, `--max-semi-space-size=${BUILD_SEMI_SPACE_MB}`]
 }
 
 interface Answered {
-  readonly answer: WorkerAnswer
+  readonly answer: Extract<WorkerAnswer, { ok: true }>
+  readonly catalog?: CatalogBytes
+  readonly views?: { sizes: RenderedViews['sizes']; documents: DocumentBytes[] }
   readonly tokens?: DeferredTokens
 }
 
 /**
- * Builds each version in a fresh worker thread (issue 14: a 60 MB spec blocked every request for
- * 16 s when built on the event loop). The worker is bounded in time and heap; when it is stopped
- * the build fails with a reason, and the catalog serving stays. The main thread only decodes the
- * answer, a slice per turn of the event loop. Whether anything changed is checked before a worker
- * starts (starting one alone took 0.7–0.9 s on the bench box): the main thread lists and hashes
- * the files the last build read, asynchronously, a 1 MB chunk (about 1 ms) at a time.
+ * Builds each version in a fresh child process (issue 14: a 60 MB spec blocked every request for
+ * 16 s when built on the event loop; issue 44: a process gives all its memory back to the system
+ * when it ends, which a worker thread's pages in the gateway's own heap did not without forced
+ * collections). The process is bounded in time (limits.buildTimeoutMs) and heap
+ * (limits.buildMemoryMb, its `--max-old-space-size`); when it is stopped or dies the build fails
+ * with a reason, and the catalog serving stays. The main thread only decodes the answer, a slice
+ * per turn of the event loop. Whether anything changed is checked before a process starts: the
+ * main thread lists and hashes the files the last build read, asynchronously, a 1 MB chunk (about
+ * 1 ms) at a time.
  */
-export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBounds): CatalogBuilder {
+export function createProcessBuilder(settings: BuilderSettings, bounds: BuildBounds): CatalogBuilder {
   let memory: BuilderMemory = { lastGood: new Map() }
   const inputs = createInputsCheck(createFsSourceReader(bounds.read))
-  let running: { worker: Worker; stop(reason: string): void } | undefined
-  /** Workers that answered and count tokens, or wait to, stopped on close. */
-  const counting = new Set<Worker>()
+  let running: { child: ChildProcess; stop(reason: string): void } | undefined
+  /** Processes that answered and count tokens, or wait to, stopped on close. */
+  const counting = new Set<ChildProcess>()
   let closed = false
-  /** The worker's second message, bounded by the build's own time limit; undefined if it never comes. */
-  const tokensOf = (worker: Worker): DeferredTokens => {
-    counting.add(worker)
+  /** The build's last message, bounded by the build's own time limit; undefined if it never comes. */
+  const tokensOf = (child: ChildProcess): DeferredTokens => {
+    counting.add(child)
     const counted = new Promise<TokenSizes | undefined>((resolve) => {
       const done = (tokens?: TokenSizes) => {
         clearTimeout(timer)
-        counting.delete(worker)
+        child.off('message', onMessage)
+        counting.delete(child)
         resolve(tokens)
       }
       const timer = setTimeout(() => {
         done()
-        void worker.terminate()
+        child.kill('SIGKILL')
       }, bounds.timeoutMs)
-      worker.once('message', (answer: TokenAnswer) => done(answer.tokens))
-      worker.once('error', () => done())
-      worker.once('exit', () => done())
+      const onMessage = (message: WorkerMessage) => {
+        if (message.type === 'tokens') done(message.tokens)
+      }
+      child.on('message', onMessage)
+      child.once('exit', () => done())
     })
     let asked = false
     const count = () => {
-      if (asked) return
+      if (asked || !child.connected) return
       asked = true
-      worker.postMessage(COUNT_TOKENS)
+      child.send(COUNT_TOKENS, (err) => {
+        if (err) child.kill('SIGKILL')
+      })
     }
     return { counted, count }
   }
@@ -205,20 +204,28 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
         memory,
         ...(bounds.read ? { read: bounds.read } : {}),
       }
-      const worker = startWorker(WORKER_URL, {
-        workerData: input,
-        resourceLimits: { maxOldGenerationSizeMb: bounds.memoryMb },
+      const child = fork(WORKER_SCRIPT, [], {
+        execArgv: buildProcessFlags(bounds),
+        serialization: 'advanced',
+        // stdout as the gateway's; stderr read, passed on, and its tail kept for a crash's reason.
+        stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
       })
-      const stop = (reason: string) => {
+      let stderr = ''
+      child.stderr!.setEncoding('utf8')
+      child.stderr!.on('data', (chunk: string) => {
+        process.stderr.write(chunk)
+        stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS)
+      })
+      let settled = false
+      const fail = (reason: string) => {
+        settle()
         reject(new CatalogBuildError(reason))
-        void worker.terminate()
       }
-      running = { worker, stop }
-      // While a reload's worker boots (0.7–0.9 s on the bench box), if the main thread was quiet
-      // meanwhile. Not at the start: the young generation the start leaves is the one requests
-      // find, and one shrunk there stayed small under load (bench/README.md, eighth pass).
-      const release =
-        reload && setTimeout(releaseSpareYoungGeneration, QUIET_WINDOW_MS, performance.eventLoopUtilization())
+      const stop = (reason: string) => {
+        fail(reason)
+        child.kill('SIGKILL')
+      }
+      running = { child, stop }
       const timer = setTimeout(
         () =>
           stop(
@@ -227,52 +234,88 @@ export function createWorkerBuilder(settings: BuilderSettings, bounds: WorkerBou
         bounds.timeoutMs,
       )
       const settle = () => {
+        settled = true
         clearTimeout(timer)
-        if (release) clearTimeout(release)
-        if (running?.worker === worker) running = undefined
+        child.off('message', onMessage)
+        if (running?.child === child) running = undefined
       }
-      worker.once('message', (answer: WorkerAnswer) => {
+      let catalog: CatalogBytes | undefined
+      const documents: DocumentBytes[] = []
+      const onMessage = (message: WorkerMessage) => {
+        if (message.type === 'catalog') {
+          catalog = message.catalog
+          return
+        }
+        if (message.type === 'document') {
+          documents.push(message.document)
+          return
+        }
+        if (message.type !== 'answer') return
+        if (!message.ok) {
+          fail(message.error)
+          return
+        }
         settle()
-        if (!answer.ok) reject(new CatalogBuildError(answer.error ?? 'the catalog build failed'))
-        // Listening now, in this turn: the second message cannot slip past.
-        else resolve({ answer, ...(answer.views ? { tokens: tokensOf(worker) } : {}) })
+        const { type: _type, ...answer } = message
+        // Listening for the tokens now, in this turn: they cannot slip past.
+        resolve({
+          answer,
+          ...(catalog ? { catalog } : {}),
+          ...(answer.sizes ? { views: { sizes: answer.sizes, documents }, tokens: tokensOf(child) } : {}),
+        })
+      }
+      child.on('message', onMessage)
+      // `on`, not `once`: a ChildProcess may emit 'error' more than once (a failed kill, a failed send).
+      child.on('error', (err) => {
+        if (!settled) stop(`the catalog build failed: ${err.message}`)
       })
-      worker.once('error', (err: Error & { code?: string }) => {
-        settle()
-        reject(
-          new CatalogBuildError(
-            err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-              ? `the catalog build needed more memory than limits.buildMemoryMb (${bounds.memoryMb} MB) and was stopped; the catalog serving stays`
-              : `the catalog build failed: ${err.message}`,
-          ),
-        )
+      // 'close', not 'exit': stderr is read to its end by then, V8's out-of-memory report included.
+      child.once('close', (code, signal) => {
+        if (settled) return
+        const reason = OUT_OF_MEMORY.test(stderr)
+          ? `the catalog build needed more memory than limits.buildMemoryMb (${bounds.memoryMb} MB) and was stopped; the catalog serving stays`
+          : `the catalog build process exited (${signal ? `signal ${signal}` : `code ${code}`}) without an answer${lastLine(stderr)}`
+        fail(reason)
       })
-      worker.once('exit', (code) => {
-        settle()
-        reject(new CatalogBuildError(`the catalog build worker exited (code ${code}) without an answer`))
+      child.send(input, (err) => {
+        if (err && !settled) stop(`the catalog build could not be started: ${err.message}`)
       })
     })
   return {
     async build(remote, reload) {
       if (await inputs.unchanged(remote)) return UNCHANGED
-      // Checked after the check's await: a store closed meanwhile starts no worker it would not stop.
+      // Checked after the check's await: a store closed meanwhile starts no process it would not stop.
       if (closed) throw new CatalogBuildError('the catalog store is closed')
-      const { answer, tokens } = await answerOf(remote, reload)
+      const { answer, catalog, views, tokens } = await answerOf(remote, reload)
       memory = answer.memory
       inputs.remember(remote, answer.inputs)
       return {
         changed: answer.changed,
         diff: answer.diff,
-        ...(answer.catalog ? { catalog: await decodeCatalog(answer.catalog) } : {}),
-        ...(answer.views ? { views: decodeViews(answer.views) } : {}),
+        ...(catalog ? { catalog: await decodeCatalog(catalog) } : {}),
+        ...(views ? { views: decodeViews(views) } : {}),
         ...(tokens ? { tokens } : {}),
       }
     },
     async close() {
       closed = true
-      const worker = running?.worker
+      const children = [...(running ? [running.child] : []), ...counting]
       running?.stop('the gateway is shutting down; the catalog build was stopped')
-      await Promise.all([worker?.terminate(), ...[...counting].map((w) => w.terminate())])
+      await Promise.all(children.map(stopped))
     },
   }
+}
+
+/** Kills a build process; resolves once it has exited. */
+function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve()
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGKILL')
+  return exited
+}
+
+/** `: ` and the last line of a dead process's stderr, if it wrote one. */
+function lastLine(stderr: string): string {
+  const line = stderr.trim().split('\n').at(-1)?.trim()
+  return line ? `: ${line}` : ''
 }

@@ -1,4 +1,3 @@
-import { getHeapStatistics } from 'node:v8'
 import type {
   Catalog,
   CatalogOptions,
@@ -8,12 +7,11 @@ import type {
 } from '../catalog/index.js'
 import { buildSearchIndexAsync } from '../catalog/search-index.js'
 import type { RenderOptions } from '../formats/index.js'
-import { collectAll } from '../util/collect-garbage.js'
 import {
+  type BuildBounds,
   type CatalogBuilder,
   createInProcessBuilder,
-  createWorkerBuilder,
-  type WorkerBounds,
+  createProcessBuilder,
 } from './catalog-builder.js'
 import { loadRemoteSources, NO_REMOTES, type RemoteState } from './remote-sources.js'
 import { buildSnapshot, type CatalogSnapshot } from './snapshot.js'
@@ -44,10 +42,10 @@ export interface StoreWatchOptions {
 
 export interface CatalogStoreDeps {
   readonly specsDir: string
-  /** Given (tests, tools): builds run in-process through it. Absent: each build runs in a bounded worker. */
+  /** Given (tests, tools): builds run in-process through it. Absent: each build runs in a bounded child process. */
   readonly reader?: SourceReader
-  /** The worker's bounds (limits.buildTimeoutMs, limits.buildMemoryMb). */
-  readonly bounds?: WorkerBounds
+  /** The build process's bounds (limits.buildTimeoutMs, limits.buildMemoryMb). */
+  readonly bounds?: BuildBounds
   readonly options: CatalogOptions
   readonly render: RenderOptions
   readonly remoteSources?: readonly RemoteSourceOptions[]
@@ -57,34 +55,11 @@ export interface CatalogStoreDeps {
 }
 
 /** The defaults of limits.buildTimeoutMs and limits.buildMemoryMb (load-config.ts). */
-export const DEFAULT_WORKER_BOUNDS: WorkerBounds = { timeoutMs: 60_000, memoryMb: 2_048 }
+export const DEFAULT_BUILD_BOUNDS: BuildBounds = { timeoutMs: 60_000, memoryMb: 2_048 }
 
 const HISTORY_SIZE = 20
 const DEBOUNCE_MS = 250 // editors and kubelet write a change in several steps within a few ms
 const MAX_WAIT_MS = 1_000 // a steady stream of events still reloads within about a second
-
-/**
- * The main thread's used heap up to which a swap is followed by a full collection
- * (collectSwappedOut): one atomic pause of 1–1.5 ms per megabyte on the bench box (Kubernetes'
- * 1,002 tools, 56–60 MB used: 46–100 ms). Above it, V8 is left to find the old version by itself,
- * rather than stall every request in flight longer.
- */
-const SWAP_COLLECTION_HEAP_BYTES = 128 * 1024 * 1024
-
-/**
- * Collects the version a reload swapped out, right after the swap and before the build worker
- * counts tokens (issue 20, row 6b). Its documents are Buffers outside V8's heap, which V8 weighs
- * only after 64 MB more of them: left to itself, it kept each swapped-out Kubernetes version
- * (≈ 35 MB: documents, catalog, search index) until two more reloads or an old-space collection
- * under load, so the gateway's RSS after every reload stood 35–40 MB above what it serves (254
- * against 215 MB) and each reload peaked that much higher. Not V8's memory-reducing collection:
- * under load, a young generation shrunk by it costs every request CPU until V8 grows it again
- * (releaseSpareYoungGeneration, as a reload's worker starts, is that collection where the thread
- * is quiet).
- */
-function collectSwappedOut(): void {
-  if (getHeapStatistics().used_heap_size <= SWAP_COLLECTION_HEAP_BYTES) collectAll()
-}
 
 /** Loads the catalog once (a required remote source that fails stops the start), then serves and reloads it. */
 export async function createCatalogStore(deps: CatalogStoreDeps): Promise<CatalogStore> {
@@ -96,7 +71,7 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
   const settings = { specsDir: deps.specsDir, options: deps.options, render: deps.render }
   const builder: CatalogBuilder = deps.reader
     ? createInProcessBuilder(settings, deps.reader)
-    : createWorkerBuilder(settings, deps.bounds ?? DEFAULT_WORKER_BOUNDS)
+    : createProcessBuilder(settings, deps.bounds ?? DEFAULT_BUILD_BOUNDS)
   // The first build takes the same path as every reload; when it fails as a whole, the start does.
   const first = await builder.build(remote, false).catch(async (err: Error) => {
     await builder.close()
@@ -115,7 +90,6 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
   const history: ReloadRecord[] = []
   const listeners: ((record: ReloadRecord, snapshot: CatalogSnapshot) => void)[] = []
   let watcher: SpecsWatcher | undefined
-  let closed = false
 
   const run = async (trigger: ReloadTrigger): Promise<ReloadRecord> => {
     const startedAt = now()
@@ -152,13 +126,8 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
           // Off the event loop's critical path: a 20,000-tool index yields every 250 tools.
           await buildSearchIndexAsync(after),
         )
-        // The swapped-out version collected, then the worker counts tokens: the reload's last
-        // peak holds one version beside the tokenizer, not two.
-        const { tokens } = built
-        setImmediate(() => {
-          if (!closed) collectSwappedOut()
-          tokens?.count()
-        })
+        // After the swap: the build process's tokenizer does not add to the decode's peak.
+        built.tokens?.count()
       }
     } catch (err) {
       record = {
@@ -215,7 +184,6 @@ export async function createCatalogStore(deps: CatalogStoreDeps): Promise<Catalo
       })
     },
     async close() {
-      closed = true
       await watcher?.close()
       watcher = undefined
       await builder.close()

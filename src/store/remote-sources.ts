@@ -18,7 +18,7 @@ export interface RemoteState {
 
 export const NO_REMOTES: RemoteState = { remotes: [], failed: [], problems: [], stale: [] }
 
-/** Remote sources as the worker gets them: tokens stay on the main thread (the build never needs one). */
+/** Remote sources as the build process gets them: tokens stay in the gateway (the build never needs one). */
 export function remoteWithoutTokens(remote: RemoteState): RemoteState {
   return {
     ...remote,

@@ -85,7 +85,7 @@ export function buildSnapshot(
   const renderers = createViewRenderers(render)
   const { sizes: measured, eager: _documents, ...eager } = renderViews(catalog, renderers, rendered)
   let sizes = measured
-  // Counted in the build worker after it answered (the version serves meanwhile).
+  // Counted in the build process after it answered (the version serves meanwhile).
   const tokensSettled = (tokens ?? Promise.resolve(undefined)).then((counted) => {
     if (counted) sizes = withTokens(sizes, counted)
   })

@@ -4,11 +4,11 @@ import { type CatalogStore, createCatalogStore } from '../../src/store/index.js'
 /** The render options the store tests build with. */
 export const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
 
-/** A store over `dir`, building in-process or in the build worker as the server does; closed after the test. */
+/** A store over `dir`, building in-process or in a build process as the server does; closed after the test. */
 export async function storeOver(
   t: { after(fn: () => Promise<unknown>): void },
   dir: string,
-  builder: 'in-process' | 'worker',
+  builder: 'in-process' | 'process',
 ): Promise<CatalogStore> {
   const store = await createCatalogStore({
     specsDir: dir,

@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { createWorkerBuilder } from '../../src/store/catalog-builder.js'
+import { createProcessBuilder } from '../../src/store/catalog-builder.js'
 import { NO_REMOTES } from '../../src/store/index.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 import { render } from '../helpers/store.js'
@@ -16,7 +16,7 @@ const PENDING = Symbol('pending')
 test('the build worker waits to count tokens until it is asked, then answers them', async (t) => {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'svc.yaml'), serviceSpec([1, 2, 3]))
-  const builder = createWorkerBuilder(
+  const builder = createProcessBuilder(
     { specsDir: dir, options: {}, render },
     { timeoutMs: 30_000, memoryMb: 512 },
   )
@@ -35,7 +35,7 @@ test('the build worker waits to count tokens until it is asked, then answers the
 test('a build worker left waiting to count is stopped when the builder closes', async (t) => {
   const dir = await tempDir(t)
   await writeFile(join(dir, 'svc.yaml'), serviceSpec([1]))
-  const builder = createWorkerBuilder(
+  const builder = createProcessBuilder(
     { specsDir: dir, options: {}, render },
     { timeoutMs: 30_000, memoryMb: 512 },
   )

@@ -1,8 +1,9 @@
 // Issue 20, row 5b: a reload that finds every input as the serving catalog's build read it ends
 // before building; anything a build depends on that changed (a file's bytes, the set of files, a
 // name, a `$ref`d file, a remote source, the last good sources) still rebuilds. Each case runs with
-// the in-process builder and with the worker builder the server uses.
+// the in-process builder and with the process builder the server uses.
 import assert from 'node:assert/strict'
+import type { ChildProcess } from 'node:child_process'
 import { subscribe } from 'node:diagnostics_channel'
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import type { ServerResponse } from 'node:http'
@@ -16,18 +17,22 @@ import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 import { startUpstream } from '../helpers/upstreams.js'
 
 const render = { opal: { name: 'toolgate', version: '0.0.0', authRequirements: {} } }
-const KINDS = ['in-process', 'worker'] as const
+const KINDS = ['in-process', 'process'] as const
 type Kind = (typeof KINDS)[number]
 
-/** Build workers started in this process (each build in the worker builder starts one). */
-let workersStarted = 0
-subscribe('worker_threads', () => {
-  workersStarted += 1
+/** Build processes started by this one (each build in the process builder forks one). */
+let buildsStarted = 0
+subscribe('child_process', (message) => {
+  // Published as the ChildProcess is made; its arguments are known once it spawned.
+  const child = (message as { process: ChildProcess }).process
+  child.once('spawn', () => {
+    if (child.spawnargs.some((arg) => arg.endsWith('build-worker.js'))) buildsStarted += 1
+  })
 })
 
 interface Observed {
   readonly store: CatalogStore
-  /** Builds started so far: spec files read to build (in-process), or build workers started. */
+  /** Builds started so far: spec files read to build (in-process), or build processes started. */
   builds(): number
 }
 
@@ -41,8 +46,8 @@ async function storeOf(
   dir: string,
   remoteSources: readonly RemoteSourceOptions[] = [],
 ): Promise<Observed> {
-  if (kind === 'worker') {
-    const before = workersStarted
+  if (kind === 'process') {
+    const before = buildsStarted
     const store = await createCatalogStore({
       specsDir: dir,
       options: {},
@@ -51,8 +56,8 @@ async function storeOf(
       remoteSources,
     })
     t.after(() => store.close())
-    assert.equal(workersStarted - before, 1, 'the first build ran in a worker')
-    return { store, builds: () => workersStarted }
+    assert.equal(buildsStarted - before, 1, 'the first build ran in a build process')
+    return { store, builds: () => buildsStarted }
   }
   const disk = createFsSourceReader()
   let textReads = 0
@@ -352,7 +357,7 @@ function edited(bytes: Uint8Array, edit: Edit): Uint8Array {
 
 for (const [kind, numRuns] of [
   ['in-process', 60],
-  ['worker', 6],
+  ['process', 6],
 ] as const) {
   test(`${kind}: any one-byte edit of any file rebuilds; the same bytes written again never do (property)`, async (t) => {
     await fc.assert(
