@@ -119,8 +119,8 @@ async function access(fastify: FastifyInstance) {
   fastify.decorateRequest<Caller | null>('caller', null)
   fastify.decorateRequest('rateLimited', undefined)
 
-  // Counted here, not through @fastify/rate-limit's limiter: an address counted in memory is
-  // counted synchronously, with no promise per request (issue 20's profile of a 304).
+  // Our own counter (src/access/rate-limit-store.ts): an address counted in memory is counted
+  // synchronously, with no promise per request (issue 20's profile of a 304).
   const counter = createRateLimitStore({
     ...(fastify.hasDecorator('redis') ? { redis: fastify.redis } : {}),
     prefix: `${redisKeyPrefix}ratelimit:`,
@@ -249,7 +249,7 @@ async function access(fastify: FastifyInstance) {
     const budget = caller.kind === 'client' ? caller.client.rateLimit : config.anonymousRateLimit
     if (!budget) return undefined
     // Counted in memory: at once, no promise; in Redis: later. An error rejects.
-    const count = counter.count(rateKey(caller), budget.windowMs, budget.max)
+    const count = counter.count(rateKey(caller), budget.windowMs)
     if (count instanceof Promise) return count.then((now) => overBudget(request, reply, route, budget, now))
     return overBudget(request, reply, route, budget, count)
   }

@@ -1,7 +1,7 @@
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { Catalog, Tool } from '../src/catalog/index.js'
-import { type CallSignal, invalidArguments, type Violation } from '../src/executor/index.js'
+import { invalidArguments, type Violation } from '../src/executor/index.js'
 import {
   conformResult,
   type McpCallResult,
@@ -185,7 +185,7 @@ export function listPage(
 export type CallTool = (
   name: string,
   args: Record<string, unknown>,
-  signal: CallSignal,
+  signal: AbortSignal,
 ) => Promise<McpCallResult>
 
 /** What a request sees and calls: its caller's catalog, the view's tools as listed, a tool caller. */

@@ -4,7 +4,6 @@ import { allowedOrigins } from '../src/catalog/server-origin.js'
 import type { GatewayConfig } from '../src/config/load-config.js'
 import { errors } from '../src/errors.js'
 import {
-  CancelSignal,
   createExecutor,
   createUpstreamClient,
   type Executor,
@@ -136,14 +135,13 @@ function readDryRun(value: unknown): boolean {
  * aborts that as soon as a POST body has been read (fastify/fastify#6725, open), so it would
  * cancel every upstream call; the response's `close` before `finish` is the real disconnect.
  */
-export function clientGone(reply: FastifyReply): CancelSignal {
-  const gone = new CancelSignal()
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController()
   const response = reply.raw
-  // `on`, not `once`: a response closes once, and `once` wraps the listener in two more objects.
-  response.on('close', () => {
-    if (!response.writableFinished) gone.abort()
+  response.once('close', () => {
+    if (!response.writableFinished) gone.abort(new Error('the caller went away'))
   })
-  return gone
+  return gone.signal
 }
 
 /**

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
 
 /** A request's count in its key's window, and how long the window has left (ms). */
@@ -7,34 +6,10 @@ export interface RateCount {
   readonly ttl: number
 }
 
-/** @fastify/rate-limit's stores: a fixed window per key; LocalStore calls `done` before `incr` returns. */
-interface RateLimitStore {
-  incr(
-    key: string,
-    done: (err: Error | null, result: RateCount | null) => void,
-    windowMs: number,
-    max: number,
-  ): void
-}
-
 /** The gateway's counter: a key counted in memory is counted at once, a client's key in Redis later. */
 export interface RateLimitCounter {
-  count(key: string, windowMs: number, max: number): RateCount | Promise<RateCount>
+  count(key: string, windowMs: number): RateCount | Promise<RateCount>
 }
-
-// @fastify/rate-limit ships its stores as CommonJS files without types of their own.
-const require = createRequire(import.meta.url)
-const LocalStore = require('@fastify/rate-limit/store/LocalStore.js') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  cacheSize: number,
-) => RateLimitStore
-const RedisStore = require('@fastify/rate-limit/store/RedisStore.js') as new (
-  continueExceeding: boolean,
-  exponentialBackoff: boolean,
-  redis: Redis,
-  prefix: string,
-) => RateLimitStore
 
 /** Keys of clients' budgets; anything else (an address) is counted in this replica only. */
 export const SHARED_KEY_PREFIX = 'client:'
@@ -42,6 +17,21 @@ export const SHARED_KEY_PREFIX = 'client:'
 const LOCAL_KEYS = 10_000
 /** One warning per this while Redis fails, not one per request. */
 const WARN_EVERY_MS = 10_000
+
+/**
+ * One request counted in a key's fixed window in Redis: the request that opens the window sets
+ * its expiry (and one that finds the key without an expiry sets it again, should a write have
+ * been lost), so every replica counts into the same window. Answers `[count, ms left]`.
+ */
+const COUNT_IN_REDIS = `
+local current = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if current == 1 or ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {current, ttl}
+`
 
 export interface RateLimitStoreOptions {
   /** Clients' budgets are shared by every replica through it; unset: in memory. */
@@ -55,79 +45,83 @@ export interface RateLimitStoreOptions {
   readonly warn: (message: string) => void
 }
 
-/** A client's fixed window in memory, counted as LocalStore counts an address's. */
+/** A key's fixed window in memory. */
 interface Window {
   current: number
   startedAt: number
 }
 
 /**
- * Counts requests in @fastify/rate-limit's stores. A client's budget lives in Redis when there is
- * one, so it holds across replicas; anonymous per-address budgets stay in memory (abuse
- * protection, no Redis round trip per discovery request). When Redis fails, a client is counted
- * in this replica's memory instead — each replica then enforces the budget on its own — with a
- * warning: a Redis outage never turns calls into errors, and never lifts the limits.
+ * The gateway's own fixed-window counter (issue 44: it used @fastify/rate-limit's store files,
+ * which are not its documented interface, and relied on the memory one calling back at once). A
+ * client's budget lives in Redis when there is one, so it holds across replicas; anonymous
+ * per-address budgets stay in memory (abuse protection, no Redis round trip per discovery
+ * request). When Redis fails, a client is counted in this replica's memory instead — each
+ * replica then enforces the budget on its own — with a warning: a Redis outage never turns calls
+ * into errors, and never lifts the limits.
  *
- * In memory, clients are counted in a map of their own, not in the addresses' LRU (issue 41):
- * 10,000 requests from new addresses evicted a throttled client's count there, and with it the
- * throttle.
+ * In memory, addresses are counted in a map that forgets the least recently seen beyond 10,000,
+ * and clients in a map of their own (issue 41): 10,000 requests from new addresses evicted a
+ * throttled client's count from a shared one, and with it the throttle.
  */
 export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitCounter {
-  const local = new LocalStore(false, false, LOCAL_KEYS)
+  const addresses = new Map<string, Window>()
   const clients = new Map<string, Window>(
     options.clientKeys.map((key) => [key, { current: 0, startedAt: Number.NEGATIVE_INFINITY }]),
   )
-  const shared = options.redis && new RedisStore(false, false, options.redis, options.prefix)
+  const { redis, prefix } = options
   let warnedAt = 0
-  // LocalStore calls back before incr returns: one callback for every count, not a closure each.
-  let counted: RateCount | null = null
-  const keep = (_err: Error | null, result: RateCount | null) => {
-    counted = result
-  }
-  const countLocally = (key: string, windowMs: number, max: number): RateCount => {
-    if (key.startsWith(SHARED_KEY_PREFIX)) return countClient(key, windowMs)
-    local.incr(key, keep, windowMs, max)
-    const count = counted
-    counted = null
-    if (!count) throw new Error('rate limits: the memory store answered nothing')
-    return count
-  }
-  const countClient = (key: string, windowMs: number): RateCount => {
-    const window = clients.get(key)
-    if (!window) throw new Error(`rate limits: ${key} is not a configured client's key`)
-    const now = Date.now()
-    if (window.startedAt + windowMs <= now) {
-      window.current = 0
-      window.startedAt = now
+
+  const countLocally = (key: string, windowMs: number): RateCount => {
+    if (key.startsWith(SHARED_KEY_PREFIX)) {
+      const window = clients.get(key)
+      if (!window) throw new Error(`rate limits: ${key} is not a configured client's key`)
+      return tick(window, windowMs)
     }
-    window.current++
-    return { current: window.current, ttl: windowMs - (now - window.startedAt) }
+    let window = addresses.get(key)
+    if (window === undefined) {
+      window = { current: 0, startedAt: Number.NEGATIVE_INFINITY }
+      // A Map iterates in insertion order: its first key is the least recently seen.
+      if (addresses.size >= LOCAL_KEYS) addresses.delete(addresses.keys().next().value!)
+    } else addresses.delete(key)
+    addresses.set(key, window)
+    return tick(window, windowMs)
   }
+
+  const countInRedis = async (redis: Redis, key: string, windowMs: number): Promise<RateCount> => {
+    let answer: unknown
+    try {
+      answer = await redis.eval(COUNT_IN_REDIS, 1, `${prefix}${key}`, windowMs)
+    } catch (err) {
+      if (Date.now() - warnedAt > WARN_EVERY_MS) {
+        warnedAt = Date.now()
+        options.warn(
+          `rate limits: Redis failed (${(err as Error).message}); counting clients in this replica's memory`,
+        )
+      }
+      return countLocally(key, windowMs)
+    }
+    const [current, ttl] = Array.isArray(answer) ? answer : []
+    if (typeof current !== 'number' || typeof ttl !== 'number')
+      throw new Error(`rate limits: Redis answered ${JSON.stringify(answer)?.slice(0, 80)}, not a count`)
+    return { current, ttl }
+  }
+
   return {
-    count(key, windowMs, max) {
-      if (!shared || !key.startsWith(SHARED_KEY_PREFIX)) return countLocally(key, windowMs, max)
-      return new Promise((resolve, reject) =>
-        shared.incr(
-          key,
-          (err, result) => {
-            if (!err)
-              return result ? resolve(result) : reject(new Error('rate limits: Redis answered nothing'))
-            if (Date.now() - warnedAt > WARN_EVERY_MS) {
-              warnedAt = Date.now()
-              options.warn(
-                `rate limits: Redis failed (${err.message}); counting clients in this replica's memory`,
-              )
-            }
-            try {
-              resolve(countLocally(key, windowMs, max))
-            } catch (failed) {
-              reject(failed)
-            }
-          },
-          windowMs,
-          max,
-        ),
-      )
+    count(key, windowMs) {
+      if (!redis || !key.startsWith(SHARED_KEY_PREFIX)) return countLocally(key, windowMs)
+      return countInRedis(redis, key, windowMs)
     },
   }
+}
+
+/** One request in `window`: a window that has run out starts again with it. */
+function tick(window: Window, windowMs: number): RateCount {
+  const now = Date.now()
+  if (window.startedAt + windowMs <= now) {
+    window.current = 0
+    window.startedAt = now
+  }
+  window.current++
+  return { current: window.current, ttl: windowMs - (now - window.startedAt) }
 }

@@ -1,5 +1,4 @@
 export { type BuiltRequest, buildRequest, resolveBaseUrl, type UpstreamRequest } from './build-request.js'
-export { type CallSignal, CancelSignal } from './cancel-signal.js'
 export { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH, nestsDeeperThan } from './check-argument-values.js'
 export { type BreakerState, type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
 export {

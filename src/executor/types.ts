@@ -1,12 +1,11 @@
 import type { Tool } from '../catalog/types.js'
-import type { CallSignal } from './cancel-signal.js'
 
 /** One call of one tool, as a protocol surface hands it to the executor. */
 export interface ToolCall {
   readonly tool: Tool
   readonly arguments: Readonly<Record<string, unknown>>
   /** Aborted when the caller goes away: the upstream call is cancelled too. */
-  readonly signal?: CallSignal
+  readonly signal?: AbortSignal
   /** Opal's `auth.credentials.access_token`, forwarded when the service is configured so. */
   readonly accessToken?: string
   /** The approval the caller grants (X-Toolgate-Approval): the tool's wire name or ID. */

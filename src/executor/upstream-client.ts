@@ -1,33 +1,16 @@
 import type { Dispatcher } from 'undici'
 import { Agent } from 'undici'
-
-/**
- * The upstream headers the gateway reads (the answer's framing and type, the ones relayed to the
- * caller, a JSON-RPC server's challenge), as undici's `parseHeaders` would give them: names in
- * lower case, values decoded as latin1, a repeated header as an array. Others are not kept.
- */
-export const KEPT_HEADERS = [
-  'content-type',
-  'content-length',
-  'content-encoding',
-  'retry-after',
-  'location',
-  'etag',
-  'last-modified',
-  'link',
-  'www-authenticate',
-] as const
-type KeptHeader = (typeof KEPT_HEADERS)[number]
-type UpstreamHeaders = { [name in KeptHeader]?: string | string[] | undefined }
-const KEPT = new Set<string>(KEPT_HEADERS)
-/** A header name of another length is none of the kept ones: most names are skipped unread. */
-const KEPT_LENGTHS = new Set(KEPT_HEADERS.map((name) => name.length))
-
 import type { RetryPolicy } from '../catalog/types.js'
 import type { UpstreamRequest } from './build-request.js'
-import { type CallSignal, CancelSignal, type Stoppable } from './cancel-signal.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
 import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge } from './read-response.js'
+
+/**
+ * The upstream's headers as undici parses them for `onResponseStart`: names in lower case, a
+ * repeated header as an array. The gateway reads the answer's framing and type, the ones relayed
+ * to the caller (execute-tool's PASSED_HEADERS) and a JSON-RPC server's challenge.
+ */
+export type UpstreamHeaders = Readonly<Record<string, string | string[] | undefined>>
 
 export interface UpstreamClientOptions {
   readonly connectTimeoutMs: number
@@ -78,7 +61,7 @@ export interface SendOptions {
   readonly idempotent: boolean
   readonly retry: RetryPolicy
   readonly timeoutMs?: number | undefined
-  readonly signal?: CallSignal | undefined
+  readonly signal?: AbortSignal | undefined
   /** Who calls: the tool and the client, whose circuit a 5xx answer or a timeout counts against. */
   readonly caller?: { readonly tool: string; readonly client: string } | undefined
 }
@@ -110,9 +93,11 @@ const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT'])
  * before a response (or a 429/503 named a Retry-After), jittered backoff, and a circuit breaker
  * per origin (SPEC §3 step 5) beside one per caller of an origin (blameOf says which counts what).
  *
- * Each attempt goes to undici's `dispatch` with an Exchange as its handler, which collects the
- * body's Buffers as they arrive: no Readable, no async iterator, no AbortController. The call's
- * one deadline timer and the caller's cancellation stop the exchange in flight directly.
+ * Each attempt goes to undici's `dispatch` with an Exchange as its handler (undici 7's handler
+ * API, Dispatcher.md), which collects the body's Buffers as they arrive. The call's deadline timer
+ * and the caller's AbortSignal stop the exchange in flight, and the wait between attempts,
+ * directly: no AbortController of the call's own (on Node 20, a fresh AbortSignal's first
+ * listener cost ≈ 10 µs, doubling the client's CPU per call).
  */
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
   const now = options.now ?? Date.now
@@ -130,10 +115,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const breaker = createCircuitBreaker({ ...options.breaker, now })
   const callerBreaker = createCircuitBreaker({ ...options.breaker, now, forgetClosed: true })
 
-  /**
-   * One attempt: a promise settled once by its Exchange with the answer or the failure (one promise
-   * per attempt, no async frame around it: each is a promise and a microtask per call, issue 20).
-   */
+  /** One attempt: a promise settled once by its Exchange with the answer or the failure. */
   const attempt = (req: UpstreamRequest, call: Call): Promise<RawResponse | Failure> => {
     if (call.stopped) return Promise.resolve(stopped(call.reason))
     const exchange = new Exchange(limit, call)
@@ -163,11 +145,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     const maxAttempts = sendOptions.idempotent ? sendOptions.retry.maxAttempts : 1
     // One deadline for the whole call — every attempt, the waits between them, headers and the
     // whole body — so an upstream trickling its body cannot hold a call open (issue 14 class 9).
+    // A timer cleared when the call ends, not AbortSignal.timeout: that one's timer runs on after
+    // the call, and its TimeoutError could not be told from a caller's own.
     const timeoutMs = sendOptions.timeoutMs ?? options.timeoutMs
     const call = new Call()
     const timer = setTimeout(expire, timeoutMs, call, timeoutMs)
-    const signal = sendOptions.signal
-    if (signal) linkSignal(signal, call)
+    const { signal } = sendOptions
+    const callerGone = signal && follow(signal, call)
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
@@ -184,7 +168,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       }
     } finally {
       clearTimeout(timer)
-      if (signal) unlinkSignal(signal, call)
+      if (callerGone) signal.removeEventListener('abort', callerGone)
     }
     // A call the caller cancelled, or one never sent, says nothing about the upstream's health;
     // a transport failure holds the origin against everyone, a 5xx or deadline only this caller.
@@ -204,14 +188,13 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
 }
 
 /** One call's state across its attempts: whether and why it stopped, and what is in flight. */
-class Call implements Stoppable {
+class Call {
   stopped = false
   reason: unknown = undefined
   exchange: Exchange | undefined = undefined
-  /** The listener an AbortSignal holds while the call runs (a CancelSignal holds the call itself). */
-  callerGone: (() => void) | undefined = undefined
   private wake: (() => void) | undefined = undefined
 
+  /** Stops the call: its deadline passed, or its caller's signal aborted (with that reason). */
   stop(reason: unknown): void {
     if (this.stopped) return
     this.stopped = true
@@ -238,21 +221,18 @@ function expire(call: Call, timeoutMs: number): void {
   call.stop(new DeadlineExceeded(timeoutMs))
 }
 
-/** Stops the call when the caller cancels: a CancelSignal holds the call, an AbortSignal a listener. */
-function linkSignal(signal: CallSignal, call: Call): void {
-  if (signal.aborted) call.stop(signal.reason)
-  else if (signal instanceof CancelSignal) signal.stops = call
-  else {
-    call.callerGone = () => call.stop(signal.reason)
-    signal.addEventListener('abort', call.callerGone, { once: true })
+/**
+ * Stops the call with the caller's reason when the caller's signal aborts: the listener, for
+ * removal once the call has ended, or undefined when the caller had already gone.
+ */
+function follow(signal: AbortSignal, call: Call): (() => void) | undefined {
+  if (signal.aborted) {
+    call.stop(signal.reason)
+    return undefined
   }
-}
-
-/** Undoes linkSignal once the call has ended. */
-function unlinkSignal(signal: CallSignal, call: Call): void {
-  if (signal instanceof CancelSignal) {
-    if (signal.stops === call) signal.stops = undefined
-  } else if (call.callerGone) signal.removeEventListener('abort', call.callerGone)
+  const gone = () => call.stop(signal.reason)
+  signal.addEventListener('abort', gone, { once: true })
+  return gone
 }
 
 /** The reason an exchange is stopped with when the caller's own reason is not an Error. */
@@ -265,15 +245,11 @@ class CallStopped extends Error {
 const EMPTY = Buffer.alloc(0)
 
 /**
- * One attempt's exchange with undici, as its dispatch handler: the status, the headers the gateway
- * reads and the body's Buffers as they arrive, the body capped at `limit` (a larger declared
- * length is refused before its body is read). `run` settles once, with the body or the Error that
- * ended it.
- *
- * It speaks the dispatcher's own handler interface (`onConnect`, `onHeaders` with the raw header
- * list, `onData`, `onComplete`, `onError`): undici wraps a handler of the newer `onRequestStart`
- * form in an adapter that parses every response header into an object first (≈ 4 % of a tool
- * call's CPU in the profile, issue 20); here only the names the gateway reads are decoded.
+ * One attempt's exchange with undici, as its dispatch handler (undici 7's `onRequestStart`,
+ * `onResponseStart`, `onResponseData`, `onResponseEnd`, `onResponseError`): the status, the
+ * headers as undici parsed them and the body's Buffers as they arrive, the body capped at `limit`
+ * (a larger declared length is refused before its body is read). `run` settles once, with the
+ * body or the Error that ended it. The call stops it (`stop`) when it stops.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   status = 0
@@ -282,7 +258,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   headers: UpstreamHeaders = {}
   private readonly chunks: Buffer[] = []
   private total = 0
-  private abort: ((reason?: Error) => void) | undefined = undefined
+  private controller: Dispatcher.DispatchController | undefined = undefined
   private ended = false
   private stopReason: Error | undefined = undefined
   private resolve: (outcome: RawResponse | Failure | Promise<RawResponse | Failure>) => void = () => undefined
@@ -323,38 +299,45 @@ class Exchange implements Dispatcher.DispatchHandler {
     )
   }
 
-  onConnect(abort: (reason?: Error) => void): void {
-    this.abort = abort
-    if (this.stopReason) abort(this.stopReason)
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.stopReason) controller.abort(this.stopReason)
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: UpstreamHeaders,
+  ): void {
     // A 101 to a request that asked for no upgrade: the connection now speaks something else.
-    if (statusCode === 101)
-      return this.refuse(101, 'it switched protocols (101), which a tool call cannot relay')
+    if (statusCode === 101) {
+      this.refuse(101, 'it switched protocols (101), which a tool call cannot relay')
+      return
+    }
     if (statusCode < 200) {
       this.interim = statusCode // 1xx: informational, the answer follows
-      return true
+      return
     }
     // undici hands on any three digits; a status HTTP does not define has no meaning to relay
     // (and Node would refuse to write it: the caller got a 500 after the upstream had acted).
-    if (statusCode > 599) return this.refuse(statusCode, `its status ${statusCode} is outside HTTP's 100–599`)
+    if (statusCode > 599) {
+      this.refuse(statusCode, `its status ${statusCode} is outside HTTP's 100–599`)
+      return
+    }
     this.status = statusCode
-    this.headers = keptHeaders(rawHeaders)
-    const length = this.headers['content-length']
+    this.headers = headers
+    const length = headers['content-length']
     if (length !== undefined && Number(length) > this.limit) this.stop(new ResponseTooLarge(this.limit))
-    return true
   }
 
-  onData(chunk: Buffer): boolean {
-    if (this.ended) return true
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.ended) return
     this.total += chunk.length
     if (this.total > this.limit) this.stop(new ResponseTooLarge(this.limit))
     else this.chunks.push(chunk)
-    return true
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     if (this.ended) return
     this.ended = true
     const { chunks } = this
@@ -363,25 +346,27 @@ class Exchange implements Dispatcher.DispatchHandler {
     )
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.ended) return
     this.ended = true
     this.done(error)
   }
 
   /** Ends the exchange as an answer the gateway cannot relay, naming the upstream's status. */
-  private refuse(status: number, detail: string): boolean {
+  private refuse(status: number, detail: string): void {
     this.status = status
     this.stop(new ResponseInvalid(detail))
-    return true
   }
 
-  /** Ends the exchange now with `reason`; undici aborts the request (its socket is destroyed). */
+  /**
+   * Ends the exchange now with `reason`; undici aborts the request (its socket is destroyed), at
+   * once or, when the request has not started yet, in onRequestStart.
+   */
   stop(reason: Error): void {
     if (this.ended) return
     this.ended = true
     this.stopReason = reason
-    this.abort?.(reason)
+    this.controller?.abort(reason)
     this.done(reason)
   }
 }
@@ -407,40 +392,6 @@ function invalidOrFailed(err: unknown, status: number, limit: number): Failure {
   return classify(err, limit)
 }
 
-/** The kept headers of undici's raw list (name, value, name, value …), as `parseHeaders` reads them. */
-export function keptHeaders(raw: readonly (Buffer | string)[]): UpstreamHeaders {
-  const headers = noHeaders()
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const rawName = raw[i]!
-    if (!KEPT_LENGTHS.has(rawName.length)) continue
-    const name = rawName.toString('latin1').toLowerCase()
-    if (!KEPT.has(name)) continue
-    const value = raw[i + 1]!.toString('latin1')
-    const key = name as KeptHeader
-    const seen = headers[key]
-    headers[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value]
-  }
-  return headers
-}
-
-/**
- * Every kept name present, unset: one object shape for every answer, so writing a header found
- * and reading the relayed ones are not lookups in an object of changing shape.
- */
-function noHeaders(): UpstreamHeaders {
-  return {
-    'content-type': undefined,
-    'content-length': undefined,
-    'content-encoding': undefined,
-    'retry-after': undefined,
-    location: undefined,
-    etag: undefined,
-    'last-modified': undefined,
-    link: undefined,
-    'www-authenticate': undefined,
-  }
-}
-
 /** The whole call's deadline passed: the reason its signal aborts with. */
 class DeadlineExceeded extends Error {
   readonly code = 'TG_DEADLINE'
@@ -459,7 +410,7 @@ function stopped(reason: unknown): Failure {
 /**
  * An exchange undici ended before any final answer, when the upstream's own status is why: a 100
  * Continue nobody asked for and a 101 with an Upgrade (undici's SocketError `bad response` and
- * `bad upgrade`, before any onHeaders), or a 1xx followed by no final answer. These are answers
+ * `bad upgrade`, before any onResponseStart), or a 1xx followed by no final answer. These are answers
  * the gateway cannot relay, naming the status — not an unreachable upstream.
  */
 function noFinalAnswer(err: Error, interim: number): Failure | undefined {
