@@ -1,4 +1,4 @@
-import MiniSearch, { type SearchResult } from 'minisearch'
+import MiniSearch from 'minisearch'
 import {
   documentedPrefixes,
   EXPANSION_WEIGHT,
@@ -57,7 +57,21 @@ const BOOSTS = {
 type Field = keyof typeof BOOSTS
 const FIELDS = Object.keys(BOOSTS) as Field[]
 
-type IndexedTool = { readonly id: string } & Record<Field, string>
+/**
+ * What ranking reads of a tool besides its words, kept as its document's stored field: MiniSearch
+ * hands it to boostDocument with each match and puts it on each result, so neither looks a tool up.
+ */
+interface ToolFacts {
+  readonly tool: Tool
+  /** documentWeight: deprecated and pre-release tools rank lower. */
+  readonly weight: number
+  /** actionOf: what the tool does (list, read, create …). */
+  readonly action: string
+  /** Identifier prefixes its arguments document (`cus_`, `stake1`), when any. */
+  readonly prefixes: ReadonlySet<string> | undefined
+}
+
+type IndexedTool = { readonly id: string; readonly facts: ToolFacts } & Record<Field, string>
 
 /**
  * The ranking signals beyond the words (issue 43), switchable to measure each one
@@ -112,11 +126,7 @@ interface PreparedIndex {
   /** The tools to index, and what is indexed of each. */
   readonly tools: readonly Tool[]
   readonly documentOf: (tool: Tool) => IndexedTool
-  readonly byId: ReadonlyMap<string, Tool>
-  readonly weights: ReadonlyMap<string, number>
-  readonly actions: ReadonlyMap<string, string>
-  /** Identifier prefixes each tool's arguments document (`cus_`, `stake1`), and all of them. */
-  readonly prefixes: ReadonlyMap<string, ReadonlySet<string>>
+  /** Every identifier prefix a tool's arguments document. */
   readonly knownPrefixes: ReadonlySet<string>
   /** A word that names one service → that service. */
   readonly serviceNames: ReadonlyMap<string, string>
@@ -125,36 +135,33 @@ interface PreparedIndex {
 
 function prepareIndex(catalog: Catalog, signals: SearchSignals): PreparedIndex {
   const services = new Map(catalog.services.map((service) => [service.id, service]))
-  const byId = new Map<string, Tool>()
   const index = new MiniSearch<IndexedTool>({
     fields: FIELDS,
+    storeFields: ['facts'],
     tokenize: splitWords,
     processTerm: normalizeTerm,
     searchOptions: { boost: BOOSTS },
   })
-  const weights = new Map<string, number>()
-  const actions = new Map<string, string>()
-  const prefixes = new Map<string, ReadonlySet<string>>()
+  const facts = new Map<Tool, ToolFacts>()
   const knownPrefixes = new Set<string>()
   const tools = catalog.tools.filter((tool) => !tool.ignored)
   for (const tool of tools) {
-    byId.set(tool.id, tool)
-    weights.set(tool.id, documentWeight(tool))
-    actions.set(tool.id, actionOf(tool))
     const documented = documentedPrefixes(tool)
-    if (documented.size > 0) prefixes.set(tool.id, documented)
     for (const prefix of documented) knownPrefixes.add(prefix)
+    facts.set(tool, {
+      tool,
+      weight: documentWeight(tool),
+      action: actionOf(tool),
+      prefixes: documented.size > 0 ? documented : undefined,
+    })
   }
   const boilerplate = sharedDescriptions(tools)
-  const documentOf = (tool: Tool) => searchableText(tool, services.get(tool.serviceId), boilerplate)
+  const documentOf = (tool: Tool) =>
+    searchableText(tool, services.get(tool.serviceId), boilerplate, facts.get(tool)!)
   return {
     index,
     tools,
     documentOf,
-    byId,
-    weights,
-    actions,
-    prefixes,
     knownPrefixes,
     serviceNames: serviceNames(catalog.services),
     signals,
@@ -175,13 +182,13 @@ const SERVICE_BOOST = 2
 const WORDNET_WEIGHT = 0.3
 
 function searchOver(prepared: PreparedIndex): ToolSearchIndex {
-  const { index, byId, weights, actions, prefixes, knownPrefixes, signals } = prepared
+  // Only what searching reads: the build's facts by tool and documentOf go when the build ends.
+  const { index, knownPrefixes, serviceNames, signals } = prepared
   return {
-    size: byId.size,
+    size: prepared.tools.length,
     search(query, { limit, accept }) {
       const { terms, asked, words } = queryTerms(query)
       if (terms.length === 0 || limit <= 0) return []
-      const filter = accept && ((result: SearchResult) => accept(byId.get(result.id as string)!))
       // The lexicon's related words, weighed below the user's own (off by default: see SearchSignals).
       const own = new Set(terms)
       const related = (signals.lexicon === true ? relatedWords(words) : [])
@@ -202,16 +209,17 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
       const values =
         signals.values === false ? new Set<string>() : queryPrefixes(query.slice(0, 4_096), knownPrefixes)
       const named = new Set(
-        signals.services === false
-          ? []
-          : words.flatMap((word) => prepared.serviceNames.get(word.toLowerCase()) ?? []),
+        signals.services === false ? [] : words.flatMap((word) => serviceNames.get(word.toLowerCase()) ?? []),
       )
       // The action a user asks for (list, read, create …) only reorders tools the words found;
-      // so do a value of the kind a tool takes and the service the query names.
-      const boostDocument = (id: string) => {
-        let boost = (weights.get(id) ?? 1) * (asked.has(actions.get(id)!) ? ACTION_BOOST : 1)
-        if (values.size > 0 && takesAny(prefixes.get(id), values)) boost *= VALUE_BOOST
-        if (named.size > 0 && named.has(byId.get(id)!.serviceId)) boost *= SERVICE_BOOST
+      // so do a value of the kind a tool takes and the service the query names. MiniSearch calls
+      // this for every field of every tool each term matches (tens of thousands a query at 20,000
+      // tools), so it reads the facts MiniSearch hands it and looks nothing up.
+      const boostDocument = (_id: string, _term: string, stored?: Record<string, unknown>) => {
+        const facts = stored!.facts as ToolFacts
+        let boost = facts.weight * (asked.has(facts.action) ? ACTION_BOOST : 1)
+        if (values.size > 0 && takesAny(facts.prefixes, values)) boost *= VALUE_BOOST
+        if (named.size > 0 && named.has(facts.tool.serviceId)) boost *= SERVICE_BOOST
         return boost
       }
       const results = index.search(
@@ -224,15 +232,23 @@ function searchOver(prepared: PreparedIndex): ToolSearchIndex {
           maxFuzzy: 2,
           weights: { prefix: 0.4, fuzzy: 0.3 },
           boostDocument,
-          ...(filter ? { filter } : {}),
         },
       )
-      return results.slice(0, limit).map((result) => ({
-        tool: byId.get(result.id)!,
-        score: result.score,
-        confidence:
-          Math.round((100 * result.queryTerms.filter((term) => own.has(term)).length) / terms.length) / 100,
-      }))
+      // The best `limit` the caller accepts: the same as MiniSearch's filter then the first
+      // `limit` (its sort is stable), without asking about the thousands of weaker matches.
+      const matches: ToolMatch[] = []
+      for (const result of results) {
+        const { tool } = result.facts as ToolFacts
+        if (accept && !accept(tool)) continue
+        matches.push({
+          tool,
+          score: result.score,
+          confidence:
+            Math.round((100 * result.queryTerms.filter((term) => own.has(term)).length) / terms.length) / 100,
+        })
+        if (matches.length === limit) break
+      }
+      return matches
     },
   }
 }
@@ -261,10 +277,16 @@ function argumentDescriptions(tool: Tool): string[] {
 }
 
 /** What identifies a tool, one text per field. */
-function searchableText(tool: Tool, service: Service | undefined, boilerplate: Set<string>): IndexedTool {
+function searchableText(
+  tool: Tool,
+  service: Service | undefined,
+  boilerplate: Set<string>,
+  facts: ToolFacts,
+): IndexedTool {
   const properties = Object.keys((tool.inputSchema.properties ?? {}) as object)
   return {
     id: tool.id,
+    facts,
     name: [tool.wireName, tool.operationId ?? ''].join(' '),
     title: tool.title,
     tags: tool.tags.join(' '),

@@ -72,6 +72,11 @@ describe('the index', () => {
       onlyPay.map((match) => match.tool.operationId),
       ['payInvoice'],
     )
+    // A filter that rejects the best match still fills the limit, in rank order, with the same scores.
+    const ranked = index.search('invoice', { limit: 5 })
+    assert.ok(ranked.length >= 3)
+    const notBest = index.search('invoice', { limit: 2, accept: (tool) => tool !== ranked[0]!.tool })
+    assert.deepEqual(notBest, ranked.slice(1, 3))
     const scores = index.search('invoice', { limit: 5 }).map((match) => match.score)
     assert.deepEqual(
       scores,
