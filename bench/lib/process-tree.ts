@@ -32,7 +32,7 @@ export async function processTree(pid: number): Promise<number[]> {
   return seen
 }
 
-/** VmRSS, VmHWM and Threads of /proc/<pid>/status; undefined once the process is gone. */
+/** VmRSS, VmHWM and Threads of /proc/<pid>/status; undefined once the process is gone (or a zombie). */
 export async function processMemory(pid: number): Promise<ProcessMemory | undefined> {
   let status: string
   try {
@@ -42,7 +42,11 @@ export async function processMemory(pid: number): Promise<ProcessMemory | undefi
   }
   const field = (name: string) =>
     Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? Number.NaN)
-  return { pid, rssMb: field('VmRSS') / 1024, peakMb: field('VmHWM') / 1024, threads: field('Threads') }
+  const rss = field('VmRSS')
+  const peak = field('VmHWM')
+  // A process that exited and is not reaped yet (a zombie) has no memory lines: it holds none.
+  if (Number.isNaN(rss) || Number.isNaN(peak)) return undefined
+  return { pid, rssMb: rss / 1024, peakMb: peak / 1024, threads: field('Threads') }
 }
 
 /** Every process of `pid`'s tree that is still there. */

@@ -68,14 +68,15 @@ async function embeddingsServer(t: T) {
       case 'huge':
         return answer(`{"data":[${input.map(() => '{"embedding":[1e400,0]}').join(',')}]}`)
       case 'slow':
-        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        // Past appWith's timeout by far: a loaded CI box must not make the good path look slow.
+        await new Promise((resolve) => setTimeout(resolve, 5_000))
         return answer({ data: vectors.map((embedding, index) => ({ index, embedding })) })
     }
   })
   return { ...server, state }
 }
 
-async function appWith(t: T, url: string, specsDir = fromRoot('specs'), timeoutMs = 300) {
+async function appWith(t: T, url: string, specsDir = fromRoot('specs'), timeoutMs = 1_500) {
   const yaml = [
     'search:',
     '  embeddings:',
