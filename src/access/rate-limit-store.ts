@@ -33,6 +33,17 @@ end
 return {current, ttl}
 `
 
+/** The script's name on the client: ioredis sends its SHA1 (EVALSHA), the script itself only once a server lacks it. */
+const COUNT_COMMAND = 'toolgateRateCount'
+
+type CountingRedis = Redis & Record<typeof COUNT_COMMAND, (key: string, windowMs: number) => Promise<unknown>>
+
+/** The client with the count script defined on it (ioredis' documented `defineCommand`), once per client. */
+function withCountCommand(redis: Redis): CountingRedis {
+  if (!(COUNT_COMMAND in redis)) redis.defineCommand(COUNT_COMMAND, { numberOfKeys: 1, lua: COUNT_IN_REDIS })
+  return redis as CountingRedis
+}
+
 export interface RateLimitStoreOptions {
   /** Clients' budgets are shared by every replica through it; unset: in memory. */
   readonly redis?: Redis
@@ -88,10 +99,10 @@ export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitC
     return tick(window, windowMs)
   }
 
-  const countInRedis = async (redis: Redis, key: string, windowMs: number): Promise<RateCount> => {
+  const countInRedis = async (redis: CountingRedis, key: string, windowMs: number): Promise<RateCount> => {
     let answer: unknown
     try {
-      answer = await redis.eval(COUNT_IN_REDIS, 1, `${prefix}${key}`, windowMs)
+      answer = await redis[COUNT_COMMAND](`${prefix}${key}`, windowMs)
     } catch (err) {
       if (Date.now() - warnedAt > WARN_EVERY_MS) {
         warnedAt = Date.now()
@@ -107,10 +118,11 @@ export function createRateLimitStore(options: RateLimitStoreOptions): RateLimitC
     return { current, ttl }
   }
 
+  const counting = redis ? withCountCommand(redis) : undefined
   return {
     count(key, windowMs) {
-      if (!redis || !key.startsWith(SHARED_KEY_PREFIX)) return countLocally(key, windowMs)
-      return countInRedis(redis, key, windowMs)
+      if (!counting || !key.startsWith(SHARED_KEY_PREFIX)) return countLocally(key, windowMs)
+      return countInRedis(counting, key, windowMs)
     },
   }
 }

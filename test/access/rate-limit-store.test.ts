@@ -123,3 +123,30 @@ test("when Redis fails, a client is counted in this replica's memory, with one w
   assert.equal(warnings.length, 1, warnings.join('\n'))
   assert.match(warnings[0]!, /^rate limits: Redis failed \(.+\); counting clients in this replica's memory$/)
 })
+
+test('the count script is sent by its hash, and again in full to a Redis that lost it', async (t) => {
+  const server = await privateRedis(t)
+  const redis = new Redis(server.url, { ...REDIS_CLIENT_OPTIONS, lazyConnect: true })
+  await redis.connect()
+  try {
+    const store = createRateLimitStore({ redis, prefix: 'rl:', clientKeys: [CLIENT], warn: assert.fail })
+    assert.equal((await store.count(CLIENT, WINDOW_MS)).current, 1)
+    assert.equal(await redis.call('SCRIPT', 'FLUSH'), 'OK')
+    // A second store on the same client: the command is defined once, and a lost script is sent again.
+    const again = createRateLimitStore({ redis, prefix: 'rl:', clientKeys: [CLIENT], warn: assert.fail })
+    assert.equal((await again.count(CLIENT, WINDOW_MS)).current, 2)
+    for (let current = 3; current <= 7; current++)
+      assert.equal((await store.count(CLIENT, WINDOW_MS)).current, current)
+    const commands = String(await redis.call('INFO', 'commandstats'))
+    // ioredis sends the script in full on a connection's first call and after NOSCRIPT, else its hash.
+    assert.match(
+      commands,
+      /^cmdstat_eval:calls=2,/m,
+      'the script in full: the first count and once after the flush',
+    )
+    assert.match(commands, /^cmdstat_evalsha:calls=6,.*failed_calls=1$/m, 'every other count by its hash')
+    assert.match(commands, /^cmdstat_incr:calls=7,/m)
+  } finally {
+    redis.disconnect() // before the private server stops
+  }
+})
