@@ -18,6 +18,8 @@ import {
   type Violation,
 } from '../src/executor/index.js'
 import { renderMcpContext } from '../src/formats/index.js'
+import { withMetaContext } from '../src/tracing/mcp-context.js'
+import { tagMcpSpan } from '../src/tracing/mcp-span.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import {
@@ -201,6 +203,7 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
       return
     }
+    if (fastify.tracingEnabled) tagMcpSpan(request.opentelemetry().span, message, request.headers)
     if (request.rateLimited) {
       if (Array.isArray(message)) answerBatchRateLimited(reply, message, request.rateLimited)
       else answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
@@ -440,7 +443,9 @@ function createServer(
   const accept = acceptIn(visible, view)
   server.setRequestHandler('tools/call', async ({ params }, ctx) => {
     if (mode !== 'search' || !isMetaTool(params.name))
-      return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
+      return withMetaContext(params._meta, () =>
+        callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal),
+      )
     return callMetaTool(params.name, params.arguments, {
       search: async (query, limit) =>
         (await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, query, { limit, accept })).map(
