@@ -1,4 +1,5 @@
 import type {} from '@fastify/otel' // its `request.opentelemetry()` declaration
+import { SpanStatusCode } from '@opentelemetry/api'
 import type { FastifyPluginCallback } from 'fastify'
 import fp from 'fastify-plugin'
 
@@ -22,7 +23,18 @@ export interface TracingPluginOptions {
 export default fp<TracingPluginOptions>(
   async function tracing(fastify, opts) {
     fastify.decorate('tracingEnabled', opts.instrumentation !== undefined)
-    if (opts.instrumentation) await fastify.register(opts.instrumentation)
+    if (!opts.instrumentation) return
+    await fastify.register(opts.instrumentation)
+    // @fastify/otel puts an error's message in the server span's status; ours can quote the
+    // caller's body (a JSON parse error's excerpt: argument values). The status says the HTTP one.
+    // Global onSend hooks run after onError and before its own, route-level, ending hook.
+    fastify.addHook('onSend', (request, reply, payload, done) => {
+      if (reply.statusCode >= 400)
+        request
+          .opentelemetry()
+          .span?.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${reply.statusCode}` })
+      done(null, payload)
+    })
   },
   { name: 'tracing' },
 )

@@ -64,11 +64,8 @@ export async function startTracing(env: Env): Promise<Tracing> {
   const instrumentation = new FastifyOtelInstrumentation({
     instrumentHooks: false, // one span per hook would multiply the spans of a call by ten
     requestHook: nameServerSpan,
-    // The handler's span, named for its route: @fastify/otel names it by the plugin chain.
-    lifecycleHook: (span, { request }) => {
-      span.updateName(`handler ${request.routeOptions.url ?? ''}`.trim())
-      span.setAttribute('hook.name', 'handler')
-    },
+    instrumentHandler: false,
+    recordExceptions: false,
   })
   const sdk = new NodeSDK({
     traceExporter: exporter,

@@ -442,3 +442,24 @@ test('an OTLP protocol that does not exist stops the start with a message naming
     /OTEL_EXPORTER_OTLP_PROTOCOL is "udp": use http\/protobuf, http\/json or grpc/,
   )
 })
+
+test('a malformed body’s values stay out of the spans: the error status names the HTTP status, not the parser’s excerpt', {
+  timeout: HANG_BOUND_MS,
+}, async (t) => {
+  const upstream = await startUpstream(t)
+  const app = await tracedApp(t, upstream, [])
+  const trace = traceId()
+  const res = await app.inject({
+    method: 'POST',
+    url: '/tools/billing_get_balance',
+    headers: { 'content-type': 'application/json', traceparent: `00-${trace}-${parentId()}-01` },
+    payload: '{"customerId": "value-zq81x-in-a-broken-body", ',
+  })
+  assert.equal(res.statusCode, 400)
+  assert.match(res.body, /not valid JSON/)
+  await receiver.waitFor((spans) => spans.some((span) => span.traceId === trace && span.kind === SERVER))
+  const exported = Buffer.concat(receiver.bodies).toString('utf8')
+  assert.ok(exported.includes(trace), 'the span of the refused request was exported')
+  assert.ok(!exported.includes('zq81x'), 'no excerpt of the body in any span')
+  assert.ok(exported.includes('HTTP 400'))
+})
