@@ -166,7 +166,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
         const traced = startAttemptSpan(req, {
           urlTemplate: sendOptions.urlTemplate,
           attempt: attempts,
-          breakerState: () => breaker.states()[req.origin] ?? 'closed',
+          breakerState: () => breaker.state(req.origin),
         })
         const result = await attempt(req, call, traced)
         traced?.end(result)

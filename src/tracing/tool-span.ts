@@ -51,13 +51,20 @@ function inToolSpan<T extends ToolOutcome | DryRunOutcome>(
 
 /** How the call ended: answered (with the upstream's status), refused (its code), or shown. */
 function recordOutcome(span: Span, outcome: ToolOutcome | DryRunOutcome): void {
-  span.setAttribute(ATTR.outcome, outcome.kind)
-  if (outcome.kind === 'dry-run') return
-  span.setAttribute('http.response.status_code', outcome.status)
-  if (outcome.kind === 'refusal') {
-    const { violations } = outcome.body
-    span.setAttribute(ATTR.validationFailures, Array.isArray(violations) ? violations.length : 0)
-    span.setAttribute('error.type', outcome.body.code)
+  if (outcome.kind === 'dry-run') {
+    span.setAttribute(ATTR.outcome, outcome.kind)
+    return
+  }
+  if (outcome.kind === 'answer')
+    span.setAttributes({ [ATTR.outcome]: outcome.kind, 'http.response.status_code': outcome.status })
+  else {
+    const { violations, code } = outcome.body
+    span.setAttributes({
+      [ATTR.outcome]: outcome.kind,
+      'http.response.status_code': outcome.status,
+      [ATTR.validationFailures]: Array.isArray(violations) ? violations.length : 0,
+      'error.type': code,
+    })
   }
   if (outcome.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR })
 }

@@ -26,7 +26,7 @@ export interface AttemptInfo {
 export function startAttemptSpan(req: UpstreamRequest, info: AttemptInfo): AttemptSpan | undefined {
   const parent = context.active()
   if (trace.getSpan(parent) === undefined) return undefined
-  const url = new URL(req.origin)
+  const { address, port } = serverOf(req.origin)
   const span = tracer.startSpan(
     info.urlTemplate === undefined ? req.method : `${req.method} ${info.urlTemplate}`,
     {
@@ -34,8 +34,8 @@ export function startAttemptSpan(req: UpstreamRequest, info: AttemptInfo): Attem
       attributes: {
         'http.request.method': req.method,
         ...(info.urlTemplate === undefined ? {} : { 'url.template': info.urlTemplate }),
-        'server.address': url.hostname,
-        'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+        'server.address': address,
+        'server.port': port,
         ...(info.attempt > 1 ? { 'http.request.resend_count': info.attempt - 1 } : {}),
       },
     },
@@ -45,6 +45,20 @@ export function startAttemptSpan(req: UpstreamRequest, info: AttemptInfo): Attem
   const headers = { ...req.headers }
   propagation.inject(trace.setSpan(parent, span), headers)
   return { headers, end: (result) => endAttempt(span, result) }
+}
+
+/** Upstream origins are few and fixed by configuration: each is parsed once. */
+const servers = new Map<string, { readonly address: string; readonly port: number }>()
+const MAX_SERVERS = 1_000
+
+function serverOf(origin: string): { readonly address: string; readonly port: number } {
+  let server = servers.get(origin)
+  if (server) return server
+  const url = new URL(origin)
+  server = { address: url.hostname, port: Number(url.port) || (url.protocol === 'https:' ? 443 : 80) }
+  if (servers.size >= MAX_SERVERS) servers.clear()
+  servers.set(origin, server)
+  return server
 }
 
 function endAttempt(span: Span, result: { status: number } | { failure: string }): void {
