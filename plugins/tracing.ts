@@ -7,12 +7,21 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** True when the gateway exports traces (an OTEL_* endpoint is set): call paths add their spans. */
     tracingEnabled: boolean
+    /** Spans the exporter lost so far (the collector down, refusing, too slow): 0 with tracing off. */
+    tracingDroppedSpans: () => number
   }
 }
 
+/** What the app needs of a started tracing (src/tracing/start-tracing.ts). */
+export interface TracingHooks {
+  /** @fastify/otel's plugin: the server span of every route. */
+  readonly plugin: FastifyPluginCallback
+  droppedSpans(): number
+}
+
 export interface TracingPluginOptions {
-  /** @fastify/otel's plugin, from startTracing; absent when tracing is off. */
-  readonly instrumentation?: FastifyPluginCallback | undefined
+  /** Absent when tracing is off. */
+  readonly started?: TracingHooks | undefined
 }
 
 /**
@@ -22,9 +31,11 @@ export interface TracingPluginOptions {
  */
 export default fp<TracingPluginOptions>(
   async function tracing(fastify, opts) {
-    fastify.decorate('tracingEnabled', opts.instrumentation !== undefined)
-    if (!opts.instrumentation) return
-    await fastify.register(opts.instrumentation)
+    const { started } = opts
+    fastify.decorate('tracingEnabled', started !== undefined)
+    fastify.decorate('tracingDroppedSpans', started ? () => started.droppedSpans() : () => 0)
+    if (!started) return
+    await fastify.register(started.plugin)
     // @fastify/otel puts an error's message in the server span's status; ours can quote the
     // caller's body (a JSON parse error's excerpt: argument values). The status says the HTTP one.
     // Global onSend hooks run after onError and before its own, route-level, ending hook.

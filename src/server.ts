@@ -54,7 +54,7 @@ export async function startServer(validated: GatewayConfig, tracing?: Tracing): 
     upstream = await startExampleUpstream()
     config = withExampleUpstream(config, upstream.url)
   }
-  const app = await buildApp({ config, tracing: tracing?.plugin })
+  const app = await buildApp({ config, tracing })
   app.addHook('onClose', async () => upstream?.close())
   if (tracing) {
     tracing.useLog(app.log)

@@ -71,7 +71,7 @@ async function tracedApp(
       done()
     },
   })
-  const app = await buildApp({ config, tracing: tracing.plugin, logger: { level: 'info', stream } })
+  const app = await buildApp({ config, tracing, logger: { level: 'info', stream } })
   t.after(() => app.close())
   return app
 }
@@ -414,6 +414,10 @@ test('a collector that refuses or never answers: calls are unaffected, lost span
   while (tracing.droppedSpans() === before) await new Promise((resolve) => setTimeout(resolve, 20))
   assert.ok(receiver.bodies.length > refused)
   assert.ok(tracing.droppedSpans() > before)
+  const metrics = await app.inject({ method: 'GET', url: '/metrics' })
+  const counted = /^toolgate_trace_spans_dropped_total (\d+)$/m.exec(metrics.body)
+  assert.ok(counted, 'the lost spans are a Prometheus counter')
+  assert.equal(Number(counted[1]), tracing.droppedSpans())
   receiver.mode = 'hang'
   for (let i = 0; i < 5; i++) {
     const res = await callTool(app, 'billing_get_balance', { customerId: `H-${i}` })
