@@ -202,6 +202,23 @@ test('the tool ID in the span is the catalog’s: a refused call records its cod
   )
   assert.equal(spans.filter((span) => span.kind === CLIENT).length, 0, 'nothing was sent upstream')
   assert.equal(upstream.received.length, 0)
+
+  const dryTrace = traceId()
+  const dry = await app.inject({
+    method: 'POST',
+    url: '/tools/billing_get_balance?dryRun=true',
+    headers: { 'content-type': 'application/json', traceparent: `00-${dryTrace}-${parentId()}-01` },
+    payload: JSON.stringify({ customerId: 'C-7' }),
+  })
+  assert.equal(dry.statusCode, 200, dry.body)
+  const dryTool = (
+    await receiver.waitFor((all) =>
+      all.some((span) => span.traceId === dryTrace && span.name.startsWith('execute_tool')),
+    )
+  ).find((span) => span.traceId === dryTrace && span.name.startsWith('execute_tool'))!
+  assert.equal(dryTool.attributes['toolgate.tool.dry_run'], true)
+  assert.equal(dryTool.attributes['toolgate.tool.outcome'], 'dry-run')
+  assert.equal(upstream.received.length, 0, 'a dry run sends nothing')
 })
 
 test('a malformed traceparent or tracestate is ignored: the call answers, a new trace starts and goes upstream', {
@@ -287,6 +304,34 @@ test('MCP: a traceparent in params._meta continues that trace; the server span c
   assert.equal(tool.parentSpanId, metaParent, '_meta’s context wins over the HTTP headers’')
   const sent = String(upstream.received.at(-1)!.headers.traceparent)
   assert.equal(sent.slice(3, 35), metaTrace)
+
+  // A malformed one in _meta is ignored: the call continues the HTTP headers' trace.
+  const headerTrace = traceId()
+  const again = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'mcp-protocol-version': MODERN,
+      'mcp-method': 'tools/call',
+      'mcp-name': 'billing_get_balance',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      traceparent: `00-${headerTrace}-${parentId()}-01`,
+    },
+    payload: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: {
+        name: 'billing_get_balance',
+        arguments: { customerId: 'C-9' },
+        _meta: { ...MCP_META, traceparent: '00-not-a-trace-01', tracestate: '=,=' },
+      },
+    }),
+  })
+  assert.equal(again.statusCode, 200, again.body)
+  assert.doesNotMatch(again.body, /"error"/)
+  assert.equal(String(upstream.received.at(-1)!.headers.traceparent).slice(3, 35), headerTrace)
 })
 
 test('search and catalog reloads are traced: lengths and counts, never the query’s words', {
