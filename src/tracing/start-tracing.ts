@@ -39,18 +39,19 @@ export class TracingConfigError extends Error {}
  * itself — sampler, batch sizes, export timeout, headers, resource, propagators — with two
  * defaults of ours: the service is `toolgate`, and only W3C trace context is propagated
  * (`baggage` too when OTEL_PROPAGATORS names it: a caller's baggage would reach every upstream).
- * Traces only: metrics stay on /metrics (Prometheus), logs on stdout.
+ * Traces only, over OTLP: metrics stay on /metrics (Prometheus), logs on stdout. `env` decides the
+ * protocol and our defaults; the SDK and the exporter read the rest from `process.env` themselves.
  */
 export async function startTracing(env: Env): Promise<Tracing> {
-  const protocol = (
-    env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ??
-    env.OTEL_EXPORTER_OTLP_PROTOCOL ??
-    'http/protobuf'
-  ).trim()
+  // The traces-specific variable wins, as the specification says; an empty one counts as unset.
+  const variable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim()
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL'
+  const protocol = env[variable]?.trim() || 'http/protobuf'
   const loadExporter = EXPORTERS[protocol]
   if (!loadExporter)
     throw new TracingConfigError(
-      `OTEL_EXPORTER_OTLP_PROTOCOL is ${JSON.stringify(protocol)}: use http/protobuf, http/json or grpc`,
+      `${variable} is ${JSON.stringify(protocol)}: use http/protobuf, http/json or grpc`,
     )
   const [{ NodeSDK, core }, { FastifyOtelInstrumentation }, Exporter] = await Promise.all([
     import('@opentelemetry/sdk-node'),
@@ -63,9 +64,9 @@ export async function startTracing(env: Env): Promise<Tracing> {
   )
   const instrumentation = new FastifyOtelInstrumentation({
     instrumentHooks: false, // one span per hook would multiply the spans of a call by ten
+    instrumentHandler: false, // the handler runs in the server span's context without its own span
+    recordExceptions: false, // an error's message can quote the caller's body (plugins/tracing.ts)
     requestHook: nameServerSpan,
-    instrumentHandler: false,
-    recordExceptions: false,
   })
   const sdk = new NodeSDK({
     traceExporter: exporter,

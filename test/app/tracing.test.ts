@@ -490,6 +490,10 @@ test('an OTLP protocol that does not exist stops the start with a message naming
     startTracing({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1', OTEL_EXPORTER_OTLP_PROTOCOL: 'udp' }),
     /OTEL_EXPORTER_OTLP_PROTOCOL is "udp": use http\/protobuf, http\/json or grpc/,
   )
+  await assert.rejects(
+    startTracing({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http' }),
+    /OTEL_EXPORTER_OTLP_TRACES_PROTOCOL is "http": use/,
+  )
 })
 
 test('a malformed body’s values stay out of the spans: the error status names the HTTP status, not the parser’s excerpt', {
