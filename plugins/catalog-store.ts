@@ -7,6 +7,7 @@ import {
   type ReloadRecord,
   renderOptions,
 } from '../src/store/index.js'
+import { recordCatalogReload, traceCatalogBuild } from '../src/tracing/catalog-span.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,15 +29,17 @@ const LOGGED_IDS = 20
  */
 export default fp<CatalogStorePluginOptions>(
   async function catalogStore(fastify, opts) {
-    const store = await createCatalogStore({
-      specsDir: fastify.config.specsDir,
-      ...(opts.reader ? { reader: opts.reader } : {}),
-      bounds: { ...fastify.config.build, read: specReadLimits(fastify.config) },
-      options: catalogOptions(fastify.config),
-      render: renderOptions(fastify.config),
-      remoteSources: fastify.config.remoteSources,
-      remoteRead: remoteReadLimits(fastify.config),
-    })
+    const create = () =>
+      createCatalogStore({
+        specsDir: fastify.config.specsDir,
+        ...(opts.reader ? { reader: opts.reader } : {}),
+        bounds: { ...fastify.config.build, read: specReadLimits(fastify.config) },
+        options: catalogOptions(fastify.config),
+        render: renderOptions(fastify.config),
+        remoteSources: fastify.config.remoteSources,
+        remoteRead: remoteReadLimits(fastify.config),
+      })
+    const store = await (fastify.tracingEnabled ? traceCatalogBuild(create) : create())
     const { catalog } = store.current()
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')
     fastify.log.info(
@@ -47,6 +50,7 @@ export default fp<CatalogStorePluginOptions>(
       fastify.log.warn({ problem }, `spec problem in ${problem.file}: ${problem.message}`)
 
     store.onReload((record, snapshot) => {
+      if (fastify.tracingEnabled) recordCatalogReload(record)
       if (record.error) {
         fastify.log.error(
           { reload: record },

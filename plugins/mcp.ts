@@ -18,6 +18,8 @@ import {
   type Violation,
 } from '../src/executor/index.js'
 import { renderMcpContext } from '../src/formats/index.js'
+import { withMetaContext } from '../src/tracing/mcp-context.js'
+import { tagMcpSpan } from '../src/tracing/mcp-span.js'
 import { isRecord } from '../src/util/is-record.js'
 import { memoPerOwner } from '../src/util/memo.js'
 import {
@@ -201,6 +203,7 @@ export default async function mcp(fastify: FastifyInstance, options: McpOptions 
       reply.code(400).send(rpcError(ProtocolErrorCode.InvalidRequest, `Invalid Request: ${invalid}`))
       return
     }
+    if (fastify.tracingEnabled) tagMcpSpan(request.opentelemetry().span, message, request.headers)
     if (request.rateLimited) {
       if (Array.isArray(message)) answerBatchRateLimited(reply, message, request.rateLimited)
       else answerRateLimited(reply, message as JsonRpcRequest, request.rateLimited)
@@ -438,32 +441,35 @@ function createServer(
     return { ...listPage(tools, binding, decodeCursor(params?.cursor, binding, tools.length), paging) }
   })
   const accept = acceptIn(visible, view)
-  server.setRequestHandler('tools/call', async ({ params }, ctx) => {
-    if (mode !== 'search' || !isMetaTool(params.name))
-      return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
-    return callMetaTool(params.name, params.arguments, {
-      search: async (query, limit) =>
-        (await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, query, { limit, accept })).map(
-          ({ tool, score, confidence }) => {
-            const definition = byName.get(tool.wireName)
-            return {
-              name: tool.wireName,
-              title: tool.title,
-              description: oneLine(definition?.description ?? tool.description),
-              required: (definition?.inputSchema.required as string[] | undefined) ?? [],
-              score: Math.round(score * 1000) / 1000,
-              confidence,
-            }
-          },
-        ),
-      definition: (name) => byName.get(name),
-      // A refusal or an unknown name is the called tool's error result here, not the meta-tool's protocol error.
-      call: (name, args) =>
-        callTool(name, args, ctx.mcpReq.signal).catch((err: unknown) => {
-          if (!(err instanceof ProtocolError)) throw err
-          return { content: [{ type: 'text' as const, text: err.message }], isError: true }
-        }),
-    })
-  })
+  // A trace context in `_meta` is the parent of what the call does (tracing on; else a no-op).
+  server.setRequestHandler('tools/call', async ({ params }, ctx) =>
+    withMetaContext(params._meta, () => {
+      if (mode !== 'search' || !isMetaTool(params.name))
+        return callTool(params.name, params.arguments ?? {}, ctx.mcpReq.signal)
+      return callMetaTool(params.name, params.arguments, {
+        search: async (query, limit) =>
+          (await fastify.toolRanker.rank(snapshot.search, snapshot.catalog, query, { limit, accept })).map(
+            ({ tool, score, confidence }) => {
+              const definition = byName.get(tool.wireName)
+              return {
+                name: tool.wireName,
+                title: tool.title,
+                description: oneLine(definition?.description ?? tool.description),
+                required: (definition?.inputSchema.required as string[] | undefined) ?? [],
+                score: Math.round(score * 1000) / 1000,
+                confidence,
+              }
+            },
+          ),
+        definition: (name) => byName.get(name),
+        // A refusal or an unknown name is the called tool's error result here, not the meta-tool's protocol error.
+        call: (name, args) =>
+          callTool(name, args, ctx.mcpReq.signal).catch((err: unknown) => {
+            if (!(err instanceof ProtocolError)) throw err
+            return { content: [{ type: 'text' as const, text: err.message }], isError: true }
+          }),
+      })
+    }),
+  )
   return server
 }

@@ -159,6 +159,21 @@ async function metrics(fastify: FastifyInstance) {
     registers: [register],
   })
 
+  if (fastify.tracingEnabled) {
+    // Read from the exporter's count at each scrape: the exporter knows nothing of Prometheus.
+    let counted = 0
+    new Counter({
+      name: 'toolgate_trace_spans_dropped_total',
+      help: 'spans the trace exporter lost: the collector was down, refused them or did not answer in time',
+      registers: [register],
+      collect() {
+        const dropped = fastify.tracingDroppedSpans()
+        if (dropped > counted) this.inc(dropped - counted)
+        counted = dropped
+      },
+    })
+  }
+
   const showCatalog = (snapshot: CatalogSnapshot) => {
     catalogInfo.reset()
     catalogInfo.set({ version: snapshot.catalog.version }, 1)

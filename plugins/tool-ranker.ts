@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import { createEmbeddingsClient } from '../src/search/embeddings.js'
 import { createToolRanker, LEXICAL_RANKER, type ToolRanker } from '../src/search/tool-ranker.js'
+import { traceRanker } from '../src/tracing/search-span.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,8 +19,9 @@ declare module 'fastify' {
 export default fp(
   async function toolRanker(fastify) {
     const options = fastify.config.embeddings
+    const traced = (ranker: ToolRanker) => (fastify.tracingEnabled ? traceRanker(ranker) : ranker)
     if (!options) {
-      fastify.decorate('toolRanker', LEXICAL_RANKER)
+      fastify.decorate('toolRanker', traced(LEXICAL_RANKER))
       return
     }
     const ranker = createToolRanker(createEmbeddingsClient(options), options.batchSize, {
@@ -34,7 +36,7 @@ export default fp(
       if (record.swapped) ranker.prepare(snapshot.catalog)
     })
     fastify.addHook('onClose', async () => ranker.close())
-    fastify.decorate('toolRanker', ranker)
+    fastify.decorate('toolRanker', traced(ranker))
   },
   { name: 'tool-ranker', dependencies: ['config', 'catalog-store', 'metrics'] },
 )

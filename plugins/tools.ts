@@ -12,6 +12,7 @@ import {
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
+import { traceExecutor } from '../src/tracing/tool-span.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -52,7 +53,7 @@ const DRY_RUN: Readonly<Record<string, boolean>> = { true: true, 1: true, false:
 async function tools(fastify: FastifyInstance) {
   const client = createUpstreamClient(clientOptions(fastify.config))
   fastify.addHook('onClose', () => client.close())
-  const executor = createExecutor({
+  const untraced = createExecutor({
     client,
     credentials: fastify.config.credentials,
     services: serviceSettings(fastify.config),
@@ -63,6 +64,7 @@ async function tools(fastify: FastifyInstance) {
       : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
   })
+  const executor = fastify.tracingEnabled ? traceExecutor(untraced) : untraced
   fastify.decorate('upstreamClient', client)
   fastify.decorate('executor', executor)
 

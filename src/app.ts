@@ -22,6 +22,7 @@ import search from '../plugins/search.js'
 import sessions from '../plugins/sessions.js'
 import toolRanker from '../plugins/tool-ranker.js'
 import tools from '../plugins/tools.js'
+import tracing, { type TracingHooks } from '../plugins/tracing.js'
 import type { SourceReader } from './catalog/index.js'
 import type { GatewayConfig } from './config/load-config.js'
 import { errors } from './errors.js'
@@ -35,6 +36,8 @@ export interface AppOptions {
   readonly logger?: FastifyServerOptions['logger']
   /** Tests only: MCP answers every request through the SDK (the reference of its fast path). */
   readonly mcpSdkOnly?: boolean
+  /** Tracing as started (startTracing) when it is on: the server spans' plugin, the lost spans' count. */
+  readonly tracing?: TracingHooks | undefined
 }
 
 /** Larger request headers get 431. */
@@ -119,6 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     )
     reply.code(404).send({ error: error.message, code: error.code })
   })
+  // First: the instrumentation wraps the routes registered after it.
+  await app.register(tracing, { started: options.tracing })
   await app.register(configPlugin, { config })
   await app.register(openapi)
   await app.register(cors)

@@ -11,6 +11,11 @@ import {
 import { buildApp } from './app.js'
 import { ConfigError, type GatewayConfig, loadConfig } from './config/load-config.js'
 import { type Credential, Secret } from './config/secrets.js'
+import type { Tracing } from './tracing/start-tracing.js'
+import { isTracingEnabled } from './tracing/tracing-enabled.js'
+
+/** How long the shutdown waits for the last spans to reach the collector. */
+const TRACE_FLUSH_MS = 2_000
 
 /** The shipped specs' services and the path each lives under on the example upstream. */
 const EXAMPLE_SERVICES = { tickets: '/tickets', billing: '/billing' } as const
@@ -42,15 +47,21 @@ export interface RunningServer {
  * The only place that listens. With nothing configured it serves ./specs and starts the example
  * upstream in-process on a free port, pointing the shipped services at it (SPEC §4).
  */
-export async function startServer(validated: GatewayConfig): Promise<RunningServer> {
+export async function startServer(validated: GatewayConfig, tracing?: Tracing): Promise<RunningServer> {
   let config = validated
   let upstream: ExampleUpstream | undefined
   if (config.exampleUpstream) {
     upstream = await startExampleUpstream()
     config = withExampleUpstream(config, upstream.url)
   }
-  const app = await buildApp({ config })
+  const app = await buildApp({ config, tracing })
   app.addHook('onClose', async () => upstream?.close())
+  if (tracing) {
+    tracing.useLog(app.log)
+    // Last: the spans of the drain are flushed too, within a bound a dead collector cannot stretch.
+    app.addHook('onClose', async () => tracing.shutdown(TRACE_FLUSH_MS))
+    app.log.info('tracing on: spans are exported to the OTLP endpoint (OTEL_* environment)')
+  }
   await app.catalogStore.watch({
     pollMs: config.specsPollMs,
     onError: (err) =>
@@ -107,6 +118,7 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
     process.stderr.write(`toolgate: ${missing}\n`)
     process.exit(1)
   }
+  const tracing = await startTracingFrom(env)
   let server: RunningServer | undefined
   closeWithGrace(
     {
@@ -127,7 +139,22 @@ export async function serve(env: Readonly<Record<string, string | undefined>>): 
     server?.app.log.info('SIGHUP: reloading the catalog')
     void server?.app.catalogStore.reload('signal')
   })
-  server = await startServer(config)
+  server = await startServer(config, tracing)
+}
+
+/** OpenTelemetry's SDK, loaded only when an OTLP endpoint is configured (SPEC §10). */
+async function startTracingFrom(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Tracing | undefined> {
+  if (!isTracingEnabled(env)) return undefined
+  const { startTracing, TracingConfigError } = await import('./tracing/start-tracing.js')
+  try {
+    return await startTracing(env)
+  } catch (err) {
+    if (!(err instanceof TracingConfigError)) throw err
+    process.stderr.write(`toolgate: ${err.message}\n`)
+    process.exit(1)
+  }
 }
 
 /** Nothing to serve is a configuration mistake, said as one (not `ENOENT … scandir`). */

@@ -238,7 +238,7 @@ async function mcpCallProblems(origin: string, viaMcp: LoadRequest, upstream: st
 }
 
 /** The tool call as an agent posts it, by the tool's wire name from the gateway's own catalog. */
-async function toolCall(origin: string): Promise<LoadRequest> {
+export async function toolCall(origin: string): Promise<LoadRequest> {
   const catalog = JSON.parse((await get(`${origin}/catalog`)).body.toString()) as {
     tools: { id: string; wireName: string }[]
   }
@@ -253,7 +253,7 @@ async function toolCall(origin: string): Promise<LoadRequest> {
 }
 
 /** The correctness pass: both proxies answer 200 with the upstream's exact bytes. */
-async function sameAnswers(call: LoadRequest, proxies: string[], upstream: string): Promise<string[]> {
+export async function sameAnswers(call: LoadRequest, proxies: string[], upstream: string): Promise<string[]> {
   const direct = await get(upstream + DIRECT.path)
   const problems: string[] = []
   for (const origin of proxies) {

@@ -30,6 +30,8 @@ export interface CircuitBreaker {
   /** The call said nothing about the upstream (cancelled, never sent): a probe slot it held is freed. */
   release(origin: string): void
   states(): Record<string, BreakerState>
+  /** One circuit's state (`closed` when it has none), as `states()` lists it. */
+  state(origin: string): BreakerState
 }
 
 /**
@@ -82,5 +84,6 @@ export function createCircuitBreaker(options: BreakerOptions): CircuitBreaker {
       if (c) c.probing = false
     },
     states: () => Object.fromEntries([...circuits].map(([origin, c]) => [origin, c.state])),
+    state: (origin) => circuits.get(origin)?.state ?? 'closed',
   }
 }

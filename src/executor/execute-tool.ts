@@ -134,6 +134,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         timeoutMs: settings.timeoutMs || undefined,
         signal: call.signal,
         caller: { tool: tool.id, client: call.client ?? 'anonymous' },
+        urlTemplate: tool.path,
       })
       deps.observe?.({
         service: scope.service.id,

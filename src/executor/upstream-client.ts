@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici'
 import { Agent } from 'undici'
 import type { RetryPolicy } from '../catalog/types.js'
+import { type AttemptSpan, startAttemptSpan } from '../tracing/upstream-span.js'
 import type { UpstreamRequest } from './build-request.js'
 import { type CircuitBreaker, createCircuitBreaker } from './circuit-breaker.js'
 import { checkJson, decodeBody, ResponseInvalid, ResponseTooLarge } from './read-response.js'
@@ -64,6 +65,8 @@ export interface SendOptions {
   readonly signal?: AbortSignal | undefined
   /** Who calls: the tool and the client, whose circuit a 5xx answer or a timeout counts against. */
   readonly caller?: { readonly tool: string; readonly client: string } | undefined
+  /** The tool's path template, which an attempt's trace span names (never the filled URL). */
+  readonly urlTemplate?: string | undefined
 }
 
 export interface UpstreamClient {
@@ -116,7 +119,11 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   const callerBreaker = createCircuitBreaker({ ...options.breaker, now, forgetClosed: true })
 
   /** One attempt: a promise settled once by its Exchange with the answer or the failure. */
-  const attempt = (req: UpstreamRequest, call: Call): Promise<RawResponse | Failure> => {
+  const attempt = (
+    req: UpstreamRequest,
+    call: Call,
+    traced?: AttemptSpan,
+  ): Promise<RawResponse | Failure> => {
     if (call.stopped) return Promise.resolve(stopped(call.reason))
     const exchange = new Exchange(limit, call)
     call.exchange = exchange
@@ -126,7 +133,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       origin: req.origin,
       path: req.path,
       method: req.method as Dispatcher.HttpMethod,
-      headers: req.headers,
+      headers: traced?.headers ?? req.headers,
       body: req.body ?? null,
     })
   }
@@ -155,7 +162,14 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     let outcome: RawResponse | Failure = { failure: 'aborted', attempts: 0 }
     try {
       for (let attempts = 1; attempts <= maxAttempts; attempts++) {
-        const result = await attempt(req, call)
+        // A span per attempt when a trace is active (its context goes out in `traceparent`).
+        const traced = startAttemptSpan(req, {
+          urlTemplate: sendOptions.urlTemplate,
+          attempt: attempts,
+          breakerState: () => breaker.state(req.origin),
+        })
+        const result = await attempt(req, call, traced)
+        traced?.end(result)
         outcome = attempts === 1 ? result : { ...result, attempts }
         if (attempts === maxAttempts || call.stopped) break
         const delay = retryDelay(outcome, attempts, sendOptions.retry, random)
