@@ -6,7 +6,7 @@ import { writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { HANG_BOUND_MS } from '../helpers/hang.js'
-import { type OtlpReceiver, startOtlpReceiver } from '../helpers/otlp-receiver.js'
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js'
 import { startServerProcess, stopServerProcess } from '../helpers/process.js'
 import { serviceSpec, tempDir } from '../helpers/specs-dir.js'
 import { startUpstream } from '../helpers/upstreams.js'
@@ -56,9 +56,13 @@ test('toolgate serve with an OTLP endpoint: one trace from the caller through th
     tracestate: 'vendor=x',
   })
   assert.equal(res.status, 200, await res.text())
-  const spans = (
-    await receiver.waitFor((all) => all.filter((span) => span.traceId === trace).length >= 4)
-  ).filter((span) => span.traceId === trace)
+  // The server, tool and upstream spans; nothing else of this call makes a span (no hook or handler spans).
+  const names = ['POST /tools/:name', 'execute_tool svc_op1', 'GET /op1']
+  const inTrace = (all: readonly ReceivedSpan[]) => all.filter((span) => span.traceId === trace)
+  const spans = inTrace(
+    await receiver.waitFor((all) => names.every((name) => inTrace(all).some((span) => span.name === name))),
+  )
+  assert.equal(spans.length, 3, spans.map((span) => span.name).join(', '))
   const server_ = spans.find((span) => span.name === 'POST /tools/:name')
   const tool = spans.find((span) => span.name === 'execute_tool svc_op1')
   const client = spans.find((span) => span.name === 'GET /op1')
