@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { Agent } from 'undici'
 import { allowedOrigins } from '../src/catalog/server-origin.js'
 import type { GatewayConfig } from '../src/config/load-config.js'
 import { errors } from '../src/errors.js'
@@ -12,6 +13,7 @@ import {
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
+import { createRedisTokenStore, createUpstreamTokens, type UpstreamTokens } from '../src/identity/index.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -31,7 +33,11 @@ const DEFAULTS = {
   connectionsPerOrigin: 64,
   failureThreshold: 5,
   cooldownMs: 30_000, // 30 s
+  tokenTimeoutMs: 10_000, // 10 s for a whole token request
 }
+
+/** Token requests are rare (one per token lifetime): a few connections per endpoint suffice. */
+const TOKEN_CONNECTIONS_PER_ORIGIN = 4
 
 /** Opal's envelope keys besides `parameters` (protocols.md §1). */
 const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metadata'])
@@ -52,6 +58,7 @@ const DRY_RUN: Readonly<Record<string, boolean>> = { true: true, 1: true, false:
 async function tools(fastify: FastifyInstance) {
   const client = createUpstreamClient(clientOptions(fastify.config))
   fastify.addHook('onClose', () => client.close())
+  const tokens = upstreamTokens(fastify)
   const executor = createExecutor({
     client,
     credentials: fastify.config.credentials,
@@ -62,6 +69,7 @@ async function tools(fastify: FastifyInstance) {
       ? { argumentDepth: fastify.config.file.limits.argumentDepth }
       : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
+    tokens,
   })
   fastify.decorate('upstreamClient', client)
   fastify.decorate('executor', executor)
@@ -223,6 +231,27 @@ function clientOptions(config: GatewayConfig) {
       cooldownMs: upstream.breaker?.cooldownMs ?? DEFAULTS.cooldownMs,
     },
   }
+}
+
+/**
+ * OAuth2 tokens the gateway fetches (issue 45): their own connection pool, so a token endpoint
+ * never takes an upstream's connections; shared between replicas through Redis when there is one.
+ */
+function upstreamTokens(fastify: FastifyInstance): UpstreamTokens {
+  const upstream = fastify.config.file.upstream ?? {}
+  const dispatcher = new Agent({
+    connect: { timeout: upstream.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+    connections: TOKEN_CONNECTIONS_PER_ORIGIN,
+  })
+  fastify.addHook('onClose', () => dispatcher.close())
+  return createUpstreamTokens({
+    dispatcher,
+    timeoutMs: upstream.tokenTimeoutMs ?? DEFAULTS.tokenTimeoutMs,
+    shared: fastify.hasDecorator('redis')
+      ? createRedisTokenStore(fastify.redis, `${fastify.config.redisKeyPrefix}tokens:`)
+      : undefined,
+    observe: (record) => fastify.gatewayMetrics.tokenRequest(record),
+  })
 }
 
 function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings> {

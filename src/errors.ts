@@ -84,6 +84,22 @@ export const errors = {
     'Upstream %s answered tool %s with more than %d bytes: narrow the request',
     502,
   ),
+  /** The token endpoint of an oauth2 scheme (issue 45): its failures are not the upstream's, nor its breaker's. */
+  upstreamTokenUnreachable: createError(
+    'TG_ERR_UPSTREAM_TOKEN_UNREACHABLE',
+    'The token endpoint %s for %s gave no token: %s. The upstream was not called',
+    502,
+  ),
+  upstreamTokenRefused: createError(
+    'TG_ERR_UPSTREAM_TOKEN_REFUSED',
+    'The token endpoint %s refused the client of %s: %s. Check that client, its secret and its scopes',
+    502,
+  ),
+  upstreamTokenInvalid: createError(
+    'TG_ERR_UPSTREAM_TOKEN_INVALID',
+    'The token endpoint %s for %s answered with no usable token: %s. The upstream was not called',
+    502,
+  ),
   remoteAuthFailed: createError(
     'TG_ERR_REMOTE_AUTH_FAILED',
     'The remote source refused the call of %s: %s. Check remoteSources[].token and its scopes',

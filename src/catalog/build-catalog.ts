@@ -5,6 +5,7 @@ import { getOwn } from '../util/own.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
 import { deriveRemoteService } from './derive-remote.js'
+import { checkCredentialSchemes } from './derive-security.js'
 import { deriveService, type ServiceSettings, type ToolDraft } from './derive-service.js'
 import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
@@ -52,6 +53,14 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
         outputSchemas: getOwn(options.services ?? {}, names.id)?.outputSchemas !== false,
         ...originSettings(getOwn(options.services ?? {}, names.id)),
       })
+    const credentials = names && getOwn(options.services ?? {}, names.id)?.credentials
+    if (derived && credentials)
+      checkCredentialSchemes(
+        derived.service,
+        credentials,
+        `services.${names.id}.credentials`,
+        createProblemSink(source.sourceId, sourceProblems),
+      )
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)

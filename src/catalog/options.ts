@@ -12,6 +12,8 @@ export interface ServiceOptions {
   readonly upstream?: string
   /** Origins besides the service's own that an operation's servers may name and still get its credentials. */
   readonly allowOrigins?: readonly string[]
+  /** The configured credentials by scheme: checked against the spec's schemes (issue 45). */
+  readonly credentials?: Readonly<Record<string, object>>
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

@@ -47,6 +47,8 @@ export interface SecurityScheme {
   /** For type apiKey: the header, query or cookie name that carries the key. */
   readonly paramName?: string
   readonly bearerFormat?: string
+  /** For type oauth2: `flows.clientCredentials.tokenUrl`, where the gateway may fetch tokens (issue 45). */
+  readonly tokenUrl?: string
 }
 
 /** One way to authenticate: every scheme listed must be satisfied (OpenAPI: AND inside, OR between). */

@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
 import type { AccessConfig } from '../access/types.js'
 import type { SpecReadLimits } from '../catalog/fs-reader.js'
-import type { CatalogOptions } from '../catalog/options.js'
+import type { CatalogOptions, ServiceOptions } from '../catalog/options.js'
 import {
   REMOTE_TOKEN_SCHEME,
   type RemoteReadOptions,
@@ -14,7 +14,14 @@ import type { EmbeddingsOptions } from '../search/embeddings.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { isRecord } from '../util/is-record.js'
 import { resolveAccess } from './resolve-access.js'
-import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
+import {
+  type CredentialConfig,
+  type Env,
+  EnvSchema,
+  type FileConfig,
+  FileConfigSchema,
+  type ServiceConfig,
+} from './schema.js'
 import {
   type Credential,
   resolveCredentials,
@@ -227,12 +234,36 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
     ...(limits?.outputSchemaNodes !== undefined ? { outputSchemaNodes: limits.outputSchemaNodes } : {}),
   }
   return {
-    ...(services ? { services } : {}),
+    ...(services ? { services: withoutSecrets(services) } : {}),
     ...(Object.keys(catalogLimits).length > 0 ? { limits: catalogLimits } : {}),
     ...(profiles ? { profiles } : {}),
     ...(policies ? { policies } : {}),
     ...(config.configFile ? { configFile: config.configFile } : {}),
   }
+}
+
+/**
+ * The services as the catalog build sees them: the credentials' shapes only (an OAuth2 client and
+ * its token URL), never a secret's source or value — the build runs in another process.
+ */
+function withoutSecrets(services: Readonly<Record<string, ServiceConfig>>): Record<string, ServiceOptions> {
+  return Object.fromEntries(
+    Object.entries(services).map(([id, { credentials, ...service }]) => [
+      id,
+      credentials ? { ...service, credentials: credentialShapes(credentials) } : service,
+    ]),
+  )
+}
+
+function credentialShapes(credentials: Readonly<Record<string, CredentialConfig>>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(credentials).map(([scheme, credential]) => [
+      scheme,
+      'clientId' in credential
+        ? { clientId: true, ...(credential.tokenUrl ? { tokenUrl: credential.tokenUrl } : {}) }
+        : {},
+    ]),
+  )
 }
 
 /** How spec files are read: limits.specBytes and limits.readTimeoutMs, defaults in the reader. */

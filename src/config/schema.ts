@@ -76,13 +76,51 @@ const SecretSource = Type.Union([
   Type.Object({ value: Type.String() }, { additionalProperties: false }),
 ])
 
-/** Per security scheme of the spec: a secret (API key, bearer token) or basic-auth username and password. */
+/**
+ * An OAuth2 client the gateway fetches tokens as (client credentials grant, issue 45). The secret
+ * is optional here only so that its absence is reported by name (secrets.ts), not as a misfit of
+ * every credential form.
+ */
+const OAuthClientSchema = Type.Object(
+  {
+    clientId: Type.Union([Type.String({ minLength: 1 }), SecretSource]),
+    clientSecret: Type.Optional(SecretSource),
+    tokenUrl: Type.Optional(
+      Type.String({
+        pattern: '^https?://[^\\s]+$',
+        description: "the token endpoint; default: the scheme's flows.clientCredentials.tokenUrl",
+        problem: 'must be an http:// or https:// URL',
+      }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), {
+        description: "scopes asked for; default: those the operation's security requirement lists",
+      }),
+    ),
+    audience: Type.Optional(
+      Type.String({ minLength: 1, description: 'sent as the RFC 8707 resource (and audience) parameter' }),
+    ),
+    auth: Type.Optional(
+      Type.String({
+        enum: ['client_secret_basic', 'client_secret_post'],
+        description: 'how the client authenticates at the token endpoint (client_secret_basic)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * Per security scheme of the spec: a secret (API key, bearer token), basic-auth username and
+ * password, or an OAuth2 client whose tokens the gateway fetches.
+ */
 const CredentialSchema = Type.Union([
   SecretSource,
   Type.Object(
     { username: Type.Union([Type.String(), SecretSource]), password: SecretSource },
     { additionalProperties: false },
   ),
+  OAuthClientSchema,
 ])
 
 const OpalAuthRequirement = Type.Object(
@@ -182,6 +220,13 @@ const UpstreamSchema = Type.Object(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1_073_741_824 })),
     connectionsPerOrigin: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    tokenTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 120_000,
+        description: 'bound on one request to an OAuth2 token endpoint, in ms (10000)',
+      }),
+    ),
     breaker: Type.Optional(
       Type.Object(
         {

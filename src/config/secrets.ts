@@ -28,9 +28,23 @@ export class Secret {
   }
 }
 
+/** An OAuth2 client the gateway fetches tokens as (client credentials grant, issue 45). */
+export interface OAuthClientCredential {
+  readonly kind: 'oauth2-client'
+  readonly clientId: Secret
+  readonly clientSecret: Secret
+  /** Configured token endpoint; unset: the scheme's `flows.clientCredentials.tokenUrl`. */
+  readonly tokenUrl?: string
+  /** Configured scopes; unset: those the operation's security requirement lists. */
+  readonly scopes?: readonly string[]
+  readonly audience?: string
+  readonly auth: 'client_secret_basic' | 'client_secret_post'
+}
+
 export type Credential =
   | { readonly kind: 'secret'; readonly secret: Secret }
   | { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret }
+  | OAuthClientCredential
 
 /** service id → security scheme name → credential. */
 export type ServiceCredentials = Readonly<Record<string, Readonly<Record<string, Credential>>>>
@@ -66,6 +80,7 @@ async function resolveCredential(
   context: SecretContext,
   where: string,
 ): Promise<Credential> {
+  if ('clientId' in config) return resolveOAuthClient(config, context, where)
   if ('password' in config) {
     // Basic credentials travel base64-encoded: any text but a control character can go.
     const username =
@@ -79,6 +94,33 @@ async function resolveCredential(
     }
   }
   return { kind: 'secret', secret: await resolveSecret(config, context, where) }
+}
+
+type OAuthClientConfig = Extract<CredentialConfig, { clientId: unknown }>
+
+async function resolveOAuthClient(
+  config: OAuthClientConfig,
+  context: SecretContext,
+  where: string,
+): Promise<OAuthClientCredential> {
+  if (!config.clientSecret)
+    throw new Error(
+      `${where}.clientSecret: a clientId needs its clientSecret ({ env }, { file } or { value })`,
+    )
+  // Both may travel base64-encoded in Authorization (client_secret_basic) or in a form body.
+  const clientId =
+    typeof config.clientId === 'string'
+      ? checked(new Secret(config.clientId), 'encoded', `${where}.clientId`)
+      : await resolveSecret(config.clientId, context, `${where}.clientId`, 'encoded')
+  return {
+    kind: 'oauth2-client',
+    clientId,
+    clientSecret: await resolveSecret(config.clientSecret, context, `${where}.clientSecret`, 'encoded'),
+    ...(config.tokenUrl ? { tokenUrl: config.tokenUrl } : {}),
+    ...(config.scopes ? { scopes: config.scopes } : {}),
+    ...(config.audience ? { audience: config.audience } : {}),
+    auth: config.auth === 'client_secret_post' ? 'client_secret_post' : 'client_secret_basic',
+  }
 }
 
 /**

@@ -2,9 +2,12 @@ import type { PolicyRule } from '../catalog/options.js'
 import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
 import type { ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
+import type { UpstreamTokens } from '../identity/upstream-tokens.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
+import { authorize } from './fetched-tokens.js'
+import { tokenNeeds } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
@@ -39,6 +42,8 @@ export interface ExecutorDeps {
   readonly argumentDepth?: number
   /** Told about every upstream call once it ends (metrics). */
   readonly observe?: (call: UpstreamCallRecord) => void
+  /** Fetches the tokens of OAuth2 client-credentials schemes (issue 45). */
+  readonly tokens?: UpstreamTokens
 }
 
 /** One upstream call as the metrics see it. */
@@ -67,6 +72,8 @@ export interface Executor {
 /** A call made ready to send: validated, built, credentials in, approval decided. */
 interface Prepared {
   readonly request: UpstreamRequest
+  /** The credentials the request carries: none when it leaves the service's origin. */
+  readonly credentials: ServiceCredentials
   readonly settings: ServiceSettings
   readonly approved: boolean
   readonly jsonrpc: boolean
@@ -102,10 +109,11 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const trusted =
       baseUrl.origin === serviceOrigin(tool, service, settings.upstream) ||
       (settings.allowOrigins?.includes(baseUrl.origin) ?? false)
+    const credentials = trusted ? deps.credentials : NO_CREDENTIALS
     const built = buildRequest(tool, checked.arguments, {
       service,
       baseUrl,
-      credentials: trusted ? deps.credentials : NO_CREDENTIALS,
+      credentials,
       userAgent: deps.userAgent,
       redactCredentials,
       bearerOverride: (trusted && settings.forwardAccessToken && call.accessToken) || undefined,
@@ -115,7 +123,51 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
     const jsonrpc = tool.remote?.protocol === 'jsonrpc'
     const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
-    return { request, settings, approved, jsonrpc }
+    return { request, credentials, settings, approved, jsonrpc }
+  }
+
+  const send = async (
+    request: UpstreamRequest,
+    call: ToolCall,
+    scope: ExecutionScope,
+    settings: ServiceSettings,
+  ) => {
+    const { tool } = call
+    const started = performance.now()
+    const result = await deps.client.send(request, {
+      idempotent: tool.safety.idempotent,
+      retry: tool.retry ?? DEFAULT_RETRY,
+      timeoutMs: settings.timeoutMs || undefined,
+      signal: call.signal,
+      caller: { tool: tool.id, client: call.client ?? 'anonymous' },
+    })
+    deps.observe?.({
+      service: scope.service.id,
+      result: 'failure' in result ? result.failure : result.status,
+      durationSeconds: (performance.now() - started) / 1000,
+    })
+    return result
+  }
+
+  /**
+   * Sends with the call's fetched tokens (issue 45). A 401 to them refreshes them once; an
+   * idempotent tool is then sent once more, any other answers the 401 (its next call gets the
+   * new token).
+   */
+  const sendAuthorized = async (
+    prepared: Prepared,
+    call: ToolCall,
+    scope: ExecutionScope,
+  ): Promise<RawResponse | Failure | Refusal> => {
+    const needs = tokenNeeds(call.tool, scope.service, prepared.credentials, 'gateway')
+    if (needs.length === 0) return send(prepared.request, call, scope, prepared.settings)
+    const first = await authorize(prepared.request, needs, deps.tokens, call.tool)
+    if ('kind' in first) return first
+    const result = await send(first.request, call, scope, prepared.settings)
+    if ('failure' in result || result.status !== 401) return result
+    const renewed = await authorize(prepared.request, needs, deps.tokens, call.tool, first.tokens)
+    if ('kind' in renewed || !call.tool.safety.idempotent) return result
+    return send(renewed.request, call, scope, prepared.settings)
   }
 
   return {
@@ -123,23 +175,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const { tool } = call
       const prepared = prepare(call, scope, false)
       if ('kind' in prepared) return prepared
-      const { request, settings, jsonrpc } = prepared
+      const { request, jsonrpc } = prepared
       if (tool.safety.requiresApproval && !prepared.approved) {
         return refusal(new errors.toolApprovalRequired(tool.wireName, tool.wireName), tool)
       }
-      const started = performance.now()
-      const result = await deps.client.send(request, {
-        idempotent: tool.safety.idempotent,
-        retry: tool.retry ?? DEFAULT_RETRY,
-        timeoutMs: settings.timeoutMs || undefined,
-        signal: call.signal,
-        caller: { tool: tool.id, client: call.client ?? 'anonymous' },
-      })
-      deps.observe?.({
-        service: scope.service.id,
-        result: 'failure' in result ? result.failure : result.status,
-        durationSeconds: (performance.now() - started) / 1000,
-      })
+      const result = await sendAuthorized(prepared, call, scope)
+      if ('kind' in result) return result
       if ('failure' in result) return failed(result, tool, request.origin)
       return (jsonrpc && fromJsonRpcResponse(result, tool, request)) || answered(result, request.origin)
     },
