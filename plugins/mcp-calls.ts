@@ -234,6 +234,7 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
         signal,
         requestId: request.id,
         client,
+        clientId: request.caller?.kind === 'client' ? request.caller.client.id : undefined,
         ...(typeof approval === 'string' ? { approval } : {}),
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },

@@ -62,6 +62,7 @@ async function tools(fastify: FastifyInstance) {
   const executor = createExecutor({
     client,
     credentials: fastify.config.credentials,
+    clientCredentials: fastify.config.clientCredentials,
     services: serviceSettings(fastify.config),
     policies: fastify.config.file.policies ?? [],
     userAgent: `toolgate/${PACKAGE_VERSION}`,
@@ -101,6 +102,7 @@ async function tools(fastify: FastifyInstance) {
       arguments: body.arguments,
       requestId: request.id,
       client,
+      clientId: caller.kind === 'client' ? caller.client.id : undefined,
       accessToken: body.accessToken,
       approval: typeof approval === 'string' ? approval : undefined,
       signal: dryRun ? undefined : clientGone(reply),
@@ -112,11 +114,12 @@ async function tools(fastify: FastifyInstance) {
       const logged = outcome.kind === 'refusal' ? { status: outcome.status, code: outcome.body.code } : {}
       request.log.info({ tool: tool.id, client, dryRun: true, ...logged }, 'tool dry run')
       if (outcome.kind === 'refusal') return sendOutcome(reply, outcome)
-      const { request: upstreamRequest, approvalRequired, approved } = outcome
+      const { request: upstreamRequest, approvalRequired, approved, credentials } = outcome
       return reply.send({
         dryRun: true,
         tool: tool.wireName,
         request: upstreamRequest,
+        credentials,
         approvalRequired,
         approved,
       })
@@ -263,6 +266,7 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
         ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
         ...(service.opal?.forwardAccessToken ? { forwardAccessToken: true } : {}),
         ...(service.allowOrigins ? { allowOrigins: allowedOrigins(service.allowOrigins) } : {}),
+        ...(service.requireClientCredentials ? { requireClientCredentials: true } : {}),
       },
     ]),
   )

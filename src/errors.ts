@@ -100,6 +100,11 @@ export const errors = {
     'The token endpoint %s for %s answered with no usable token: %s. The upstream was not called',
     502,
   ),
+  upstreamClientCredentialsRequired: createError(
+    'TG_ERR_UPSTREAM_CLIENT_CREDENTIALS_REQUIRED',
+    "Service %s sends only each client's own credentials, and caller %s has none for it: add clients[].credentials.%s to that client",
+    403,
+  ),
   remoteAuthFailed: createError(
     'TG_ERR_REMOTE_AUTH_FAILED',
     'The remote source refused the call of %s: %s. Check remoteSources[].token and its scopes',

@@ -53,14 +53,16 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
         outputSchemas: getOwn(options.services ?? {}, names.id)?.outputSchemas !== false,
         ...originSettings(getOwn(options.services ?? {}, names.id)),
       })
-    const credentials = names && getOwn(options.services ?? {}, names.id)?.credentials
-    if (derived && credentials)
-      checkCredentialSchemes(
-        derived.service,
-        credentials,
-        `services.${names.id}.credentials`,
-        createProblemSink(source.sourceId, sourceProblems),
-      )
+    const configured = names && getOwn(options.services ?? {}, names.id)
+    if (derived && configured) {
+      const sink = createProblemSink(source.sourceId, sourceProblems)
+      const sets = {
+        [`services.${names.id}.credentials`]: configured.credentials,
+        ...configured.clientCredentials,
+      }
+      for (const [where, credentials] of Object.entries(sets))
+        if (credentials) checkCredentialSchemes(derived.service, credentials, where, sink)
+    }
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)

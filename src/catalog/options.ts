@@ -14,6 +14,8 @@ export interface ServiceOptions {
   readonly allowOrigins?: readonly string[]
   /** The configured credentials by scheme: checked against the spec's schemes (issue 45). */
   readonly credentials?: Readonly<Record<string, object>>
+  /** Clients' own credentials for this service, by their configuration path: checked the same way. */
+  readonly clientCredentials?: Readonly<Record<string, Readonly<Record<string, object>>>>
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

@@ -23,7 +23,9 @@ import {
   type ServiceConfig,
 } from './schema.js'
 import {
+  type ClientCredentials,
   type Credential,
+  resolveClientCredentials,
   resolveCredentials,
   resolveSecretOrReport,
   type SecretContext,
@@ -55,6 +57,8 @@ export interface GatewayConfig {
   readonly file: FileConfig
   /** Resolved upstream credentials; every value prints as [redacted]. */
   readonly credentials: ServiceCredentials
+  /** Each client's own upstream credentials (`clients[].credentials`), by client id. */
+  readonly clientCredentials: ClientCredentials
   readonly redisKeyPrefix: string
   /** Who may call what (clients, mode, origins, rate limits); tokens kept as digests only. */
   readonly access: AccessConfig
@@ -128,6 +132,8 @@ export async function loadConfig(
     ])
   }
   const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
+  const clientCredentials = await resolveClientCredentials(file.clients ?? [], { env: rawEnv, readText })
+  problems.push(...clientCredentials.problems)
   const access = await resolveAccess(file, production, { env: rawEnv, readText }, problems)
   const remoteSources: RemoteSourceOptions[] = []
   const allCredentials: Record<string, Record<string, Credential>> = { ...credentials }
@@ -173,6 +179,7 @@ export async function loadConfig(
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file: withoutTokens(file),
     credentials: allCredentials,
+    clientCredentials: clientCredentials.credentials,
     remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
     access,
@@ -234,7 +241,9 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
     ...(limits?.outputSchemaNodes !== undefined ? { outputSchemaNodes: limits.outputSchemaNodes } : {}),
   }
   return {
-    ...(services ? { services: withoutSecrets(services) } : {}),
+    ...(services || Object.keys(config.clientCredentials).length > 0
+      ? { services: withoutSecrets(services ?? {}, clientCredentialShapes(config)) }
+      : {}),
     ...(Object.keys(catalogLimits).length > 0 ? { limits: catalogLimits } : {}),
     ...(profiles ? { profiles } : {}),
     ...(policies ? { policies } : {}),
@@ -246,13 +255,42 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
  * The services as the catalog build sees them: the credentials' shapes only (an OAuth2 client and
  * its token URL), never a secret's source or value — the build runs in another process.
  */
-function withoutSecrets(services: Readonly<Record<string, ServiceConfig>>): Record<string, ServiceOptions> {
+function withoutSecrets(
+  services: Readonly<Record<string, ServiceConfig>>,
+  clients: Readonly<Record<string, Record<string, Record<string, object>>>>,
+): Record<string, ServiceOptions> {
+  const ids = new Set([...Object.keys(services), ...Object.keys(clients)])
   return Object.fromEntries(
-    Object.entries(services).map(([id, { credentials, ...service }]) => [
-      id,
-      credentials ? { ...service, credentials: credentialShapes(credentials) } : service,
-    ]),
+    [...ids].map((id) => {
+      const { credentials, ...service } = services[id] ?? {}
+      return [
+        id,
+        {
+          ...service,
+          ...(credentials ? { credentials: credentialShapes(credentials) } : {}),
+          ...(clients[id] ? { clientCredentials: clients[id] } : {}),
+        },
+      ]
+    }),
   )
+}
+
+/** service id → `clients (<id>).credentials.<service>` → the shapes of that client's credentials. */
+function clientCredentialShapes(config: GatewayConfig) {
+  const shapes: Record<string, Record<string, Record<string, object>>> = {}
+  for (const [clientId, services] of Object.entries(config.clientCredentials))
+    for (const [serviceId, schemes] of Object.entries(services)) {
+      shapes[serviceId] ??= {}
+      shapes[serviceId][`clients (${clientId}).credentials.${serviceId}`] = Object.fromEntries(
+        Object.entries(schemes).map(([scheme, credential]) => [
+          scheme,
+          credential.kind === 'oauth2-client'
+            ? { clientId: true, ...(credential.tokenUrl ? { tokenUrl: credential.tokenUrl } : {}) }
+            : {},
+        ]),
+      )
+    }
+  return shapes
 }
 
 function credentialShapes(credentials: Readonly<Record<string, CredentialConfig>>): Record<string, object> {

@@ -151,6 +151,12 @@ const ServiceSchema = Type.Object(
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
     ),
+    requireClientCredentials: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: only a client's own credentials (clients[].credentials.<service>) are sent; a caller without them is refused, never given the gateway's",
+      }),
+    ),
     outputSchemas: Type.Optional(
       Type.Boolean({
         description:
@@ -355,6 +361,16 @@ const ClientSchema = Type.Object(
     rateLimit: Type.Optional(RateLimitSchema),
     operator: Type.Optional(Type.Boolean({ description: 'may read /catalog and /catalog/reloads' })),
     sessions: Type.Optional(Type.Boolean({ description: 'may create sessions (POST /api/sessions)' })),
+    credentials: Type.Optional(
+      Type.Record(
+        Type.String({ minLength: 1 }),
+        Type.Record(Type.String({ minLength: 1 }), CredentialSchema),
+        {
+          description:
+            "this client's own upstream credentials, by service id and security scheme: they replace the gateway's for its calls (issue 45)",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

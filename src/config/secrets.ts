@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { isHeaderValue } from '../util/header-value.js'
-import type { CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
+import type { ClientFileConfig, CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
 
 /** What a secret prints as everywhere: logs, JSON, and a dry run's request (issue 19). */
 export const REDACTED = '[redacted]'
@@ -69,6 +69,34 @@ export async function resolveCredentials(
         credentials[serviceId][scheme] = await resolveCredential(config, context, where)
       } catch (err) {
         problems.push((err as Error).message)
+      }
+    }
+  }
+  return { credentials, problems }
+}
+
+/** client id → its own credentials (`clients[].credentials`), by service id and scheme. */
+export type ClientCredentials = Readonly<Record<string, ServiceCredentials>>
+
+/** Resolves every client's own upstream credentials at boot; problems are named by their path. */
+export async function resolveClientCredentials(
+  clients: readonly ClientFileConfig[],
+  context: SecretContext,
+): Promise<{ credentials: ClientCredentials; problems: string[] }> {
+  const credentials: Record<string, Record<string, Record<string, Credential>>> = {}
+  const problems: string[] = []
+  for (const [index, client] of clients.entries()) {
+    for (const [serviceId, schemes] of Object.entries(client.credentials ?? {})) {
+      for (const [scheme, config] of Object.entries(schemes)) {
+        const where = `clients[${index}] (${client.id}).credentials.${serviceId}.${scheme}`
+        try {
+          const resolved = await resolveCredential(config, context, where)
+          credentials[client.id] ??= {}
+          credentials[client.id]![serviceId] ??= {}
+          credentials[client.id]![serviceId]![scheme] = resolved
+        } catch (err) {
+          problems.push((err as Error).message)
+        }
       }
     }
   }

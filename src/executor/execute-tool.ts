@@ -1,13 +1,13 @@
 import type { PolicyRule } from '../catalog/options.js'
 import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
-import type { ServiceCredentials } from '../config/secrets.js'
+import type { ClientCredentials, ServiceCredentials } from '../config/secrets.js'
 import { errors } from '../errors.js'
 import type { UpstreamTokens } from '../identity/upstream-tokens.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
 import { authorize } from './fetched-tokens.js'
-import { tokenNeeds } from './inject-credentials.js'
+import { credentialSources, tokenNeeds } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
@@ -27,6 +27,8 @@ export interface ServiceSettings {
   readonly forwardAccessToken?: boolean
   /** `services.<id>.allowOrigins`, as origins: besides its own, where its credentials may go. */
   readonly allowOrigins?: readonly string[]
+  /** `services.<id>.requireClientCredentials`: a caller without its own credentials is refused. */
+  readonly requireClientCredentials?: boolean
 }
 
 /** What a call to a foreign origin carries: no service's credentials. */
@@ -35,6 +37,8 @@ const NO_CREDENTIALS: ServiceCredentials = Object.freeze({})
 export interface ExecutorDeps {
   readonly client: UpstreamClient
   readonly credentials: ServiceCredentials
+  /** Each client's own credentials (`clients[].credentials`): for its calls they replace the gateway's. */
+  readonly clientCredentials?: ClientCredentials
   readonly services: Readonly<Record<string, ServiceSettings>>
   readonly policies: readonly PolicyRule[]
   readonly userAgent: string
@@ -74,6 +78,8 @@ interface Prepared {
   readonly request: UpstreamRequest
   /** The credentials the request carries: none when it leaves the service's origin. */
   readonly credentials: ServiceCredentials
+  /** Whose they are: `gateway`, or the calling client's id. */
+  readonly owner: string
   readonly settings: ServiceSettings
   readonly approved: boolean
   readonly jsonrpc: boolean
@@ -109,7 +115,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const trusted =
       baseUrl.origin === serviceOrigin(tool, service, settings.upstream) ||
       (settings.allowOrigins?.includes(baseUrl.origin) ?? false)
-    const credentials = trusted ? deps.credentials : NO_CREDENTIALS
+    // A client's own credentials for the service replace all of the gateway's: never a mix.
+    const own = call.clientId !== undefined ? deps.clientCredentials?.[call.clientId] : undefined
+    const owned = own?.[service.id] !== undefined
+    if (!owned && settings.requireClientCredentials)
+      return refusal(
+        new errors.upstreamClientCredentialsRequired(service.id, call.clientId ?? 'anonymous', service.id),
+        tool,
+      )
+    const credentials = !trusted ? NO_CREDENTIALS : owned ? own! : deps.credentials
     const built = buildRequest(tool, checked.arguments, {
       service,
       baseUrl,
@@ -123,7 +137,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
     const jsonrpc = tool.remote?.protocol === 'jsonrpc'
     const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
-    return { request, credentials, settings, approved, jsonrpc }
+    return { request, credentials, owner: owned ? call.clientId! : 'gateway', settings, approved, jsonrpc }
   }
 
   const send = async (
@@ -159,7 +173,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     call: ToolCall,
     scope: ExecutionScope,
   ): Promise<RawResponse | Failure | Refusal> => {
-    const needs = tokenNeeds(call.tool, scope.service, prepared.credentials, 'gateway')
+    const needs = tokenNeeds(call.tool, scope.service, prepared.credentials, prepared.owner)
     if (needs.length === 0) return send(prepared.request, call, scope, prepared.settings)
     const first = await authorize(prepared.request, needs, deps.tokens, call.tool)
     if ('kind' in first) return first
@@ -193,6 +207,7 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       return {
         kind: 'dry-run',
         request: await previewRequest(prepared.request),
+        credentials: credentialSources(call.tool, scope.service, prepared.credentials, prepared.owner),
         approvalRequired: call.tool.safety.requiresApproval,
         approved: prepared.approved,
       }

@@ -7,6 +7,7 @@ import {
 } from '../config/secrets.js'
 import type { TokenNeed } from '../identity/upstream-tokens.js'
 import { encodeCookieName, encodeValue } from './serialize-parameters.js'
+import type { CredentialSource } from './types.js'
 
 export interface RequestAuth {
   /** Lower-case header name → value. */
@@ -125,6 +126,22 @@ export function tokenNeeds(
       })
   }
   return needs
+}
+
+/** Where each credential of the alternative `injectCredentials` uses comes from (issue 45), never its value. */
+export function credentialSources(
+  tool: Tool,
+  service: Service,
+  credentials: ServiceCredentials,
+  owner: string,
+): CredentialSource[] {
+  const configured = credentials[service.id]
+  return (usableAlternative(tool, service, configured)?.schemes ?? []).map(({ scheme }) => ({
+    scheme,
+    source:
+      configured?.[scheme]?.kind === 'oauth2-client' ? 'fetched' : owner === 'gateway' ? 'gateway' : 'client',
+    owner,
+  }))
 }
 
 /** How a secret becomes text in the request: as it is (encoded where it goes), or `[redacted]` — readable, never percent-encoded. */
