@@ -235,6 +235,7 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
         requestId: request.id,
         client,
         clientId: request.caller?.kind === 'client' ? request.caller.client.id : undefined,
+        callerJwt: request.caller?.kind === 'client' ? request.caller.jwt : undefined,
         ...(typeof approval === 'string' ? { approval } : {}),
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },

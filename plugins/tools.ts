@@ -63,6 +63,7 @@ async function tools(fastify: FastifyInstance) {
     client,
     credentials: fastify.config.credentials,
     clientCredentials: fastify.config.clientCredentials,
+    tokenExchanges: fastify.config.tokenExchanges,
     services: serviceSettings(fastify.config),
     policies: fastify.config.file.policies ?? [],
     userAgent: `toolgate/${PACKAGE_VERSION}`,
@@ -103,6 +104,7 @@ async function tools(fastify: FastifyInstance) {
       requestId: request.id,
       client,
       clientId: caller.kind === 'client' ? caller.client.id : undefined,
+      callerJwt: caller.kind === 'client' ? caller.jwt : undefined,
       accessToken: body.accessToken,
       approval: typeof approval === 'string' ? approval : undefined,
       signal: dryRun ? undefined : clientGone(reply),
@@ -267,6 +269,7 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
         ...(service.opal?.forwardAccessToken ? { forwardAccessToken: true } : {}),
         ...(service.allowOrigins ? { allowOrigins: allowedOrigins(service.allowOrigins) } : {}),
         ...(service.requireClientCredentials ? { requireClientCredentials: true } : {}),
+        ...(service.forwardCallerToken ? { forwardCallerToken: true } : {}),
       },
     ]),
   )

@@ -100,6 +100,17 @@ export const errors = {
     'The token endpoint %s for %s answered with no usable token: %s. The upstream was not called',
     502,
   ),
+  /** RFC 8693: the identity provider would not trade the caller's token; its `error` is passed on. */
+  upstreamExchangeRefused: createError(
+    'TG_ERR_UPSTREAM_EXCHANGE_REFUSED',
+    "The identity provider %s would not exchange the caller's token for %s: %s",
+    403,
+  ),
+  upstreamCallerTokenMissing: createError(
+    'TG_ERR_UPSTREAM_CALLER_TOKEN_MISSING',
+    "Service %s calls its API as the caller, which needs the caller's verified JWT: authenticate with a JWT (clients[].jwt), not %s",
+    401,
+  ),
   upstreamClientCredentialsRequired: createError(
     'TG_ERR_UPSTREAM_CLIENT_CREDENTIALS_REQUIRED',
     "Service %s sends only each client's own credentials, and caller %s has none for it: add clients[].credentials.%s to that client",

@@ -28,8 +28,10 @@ import {
   resolveClientCredentials,
   resolveCredentials,
   resolveSecretOrReport,
+  resolveTokenExchanges,
   type SecretContext,
   type ServiceCredentials,
+  type TokenExchanges,
 } from './secrets.js'
 
 export interface GatewayConfig {
@@ -59,6 +61,8 @@ export interface GatewayConfig {
   readonly credentials: ServiceCredentials
   /** Each client's own upstream credentials (`clients[].credentials`), by client id. */
   readonly clientCredentials: ClientCredentials
+  /** `services.<id>.tokenExchange`, resolved: the OAuth2 client that exchanges callers' tokens. */
+  readonly tokenExchanges: TokenExchanges
   readonly redisKeyPrefix: string
   /** Who may call what (clients, mode, origins, rate limits); tokens kept as digests only. */
   readonly access: AccessConfig
@@ -134,6 +138,7 @@ export async function loadConfig(
   const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
   const clientCredentials = await resolveClientCredentials(file.clients ?? [], { env: rawEnv, readText })
   problems.push(...clientCredentials.problems)
+  const tokenExchanges = await resolveTokenExchanges(file.services ?? {}, { env: rawEnv, readText }, problems)
   const access = await resolveAccess(file, production, { env: rawEnv, readText }, problems)
   const remoteSources: RemoteSourceOptions[] = []
   const allCredentials: Record<string, Record<string, Credential>> = { ...credentials }
@@ -180,6 +185,7 @@ export async function loadConfig(
     file: withoutTokens(file),
     credentials: allCredentials,
     clientCredentials: clientCredentials.credentials,
+    tokenExchanges,
     remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
     access,
@@ -262,7 +268,7 @@ function withoutSecrets(
   const ids = new Set([...Object.keys(services), ...Object.keys(clients)])
   return Object.fromEntries(
     [...ids].map((id) => {
-      const { credentials, ...service } = services[id] ?? {}
+      const { credentials, tokenExchange: _exchange, ...service } = services[id] ?? {}
       return [
         id,
         {

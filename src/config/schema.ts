@@ -110,6 +110,32 @@ const OAuthClientSchema = Type.Object(
   { additionalProperties: false },
 )
 
+/** RFC 8693: the caller's verified JWT traded for a token with the upstream's audience (issue 45). */
+const TokenExchangeSchema = Type.Object(
+  {
+    tokenUrl: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description: 'the token endpoint that exchanges tokens',
+      problem: 'must be an http:// or https:// URL',
+    }),
+    clientId: Type.Union([Type.String({ minLength: 1 }), SecretSource]),
+    clientSecret: Type.Optional(SecretSource),
+    audience: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'the upstream the token is asked for (audience and resource)',
+      }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), {
+        description: "scopes asked for; default: those the operation's security requirement lists",
+      }),
+    ),
+    auth: Type.Optional(Type.String({ enum: ['client_secret_basic', 'client_secret_post'] })),
+  },
+  { additionalProperties: false },
+)
+
 /**
  * Per security scheme of the spec: a secret (API key, bearer token), basic-auth username and
  * password, or an OAuth2 client whose tokens the gateway fetches.
@@ -150,6 +176,13 @@ const ServiceSchema = Type.Object(
     ),
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
+    ),
+    tokenExchange: Type.Optional(TokenExchangeSchema),
+    forwardCallerToken: Type.Optional(
+      Type.Boolean({
+        description:
+          "send the caller's own verified JWT upstream as its bearer token: only for an upstream of the gateway's own audience (MCP forbids it otherwise; prefer tokenExchange)",
+      }),
     ),
     requireClientCredentials: Type.Optional(
       Type.Boolean({

@@ -126,8 +126,36 @@ async function resolveCredential(
 
 type OAuthClientConfig = Extract<CredentialConfig, { clientId: unknown }>
 
+/** service id → the OAuth2 client that exchanges callers' tokens for it (RFC 8693), its tokenUrl set. */
+export type TokenExchanges = Readonly<Record<string, OAuthClientCredential & { readonly tokenUrl: string }>>
+
+/** Resolves `services.<id>.tokenExchange` at boot; problems are named by their path. */
+export async function resolveTokenExchanges(
+  services: Readonly<Record<string, ServiceConfig>>,
+  context: SecretContext,
+  problems: string[],
+): Promise<TokenExchanges> {
+  const exchanges: Record<string, OAuthClientCredential & { tokenUrl: string }> = {}
+  for (const [serviceId, service] of Object.entries(services)) {
+    const exchange = service.tokenExchange
+    if (!exchange) continue
+    const where = `services.${serviceId}.tokenExchange`
+    if (service.forwardCallerToken)
+      problems.push(`${where}: exchange the caller's token or forward it (forwardCallerToken), not both`)
+    try {
+      exchanges[serviceId] = {
+        ...(await resolveOAuthClient(exchange, context, where)),
+        tokenUrl: exchange.tokenUrl,
+      }
+    } catch (err) {
+      problems.push((err as Error).message)
+    }
+  }
+  return exchanges
+}
+
 async function resolveOAuthClient(
-  config: OAuthClientConfig,
+  config: OAuthClientConfig | NonNullable<ServiceConfig['tokenExchange']>,
   context: SecretContext,
   where: string,
 ): Promise<OAuthClientCredential> {

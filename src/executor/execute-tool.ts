@@ -1,12 +1,17 @@
 import type { PolicyRule } from '../catalog/options.js'
 import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
-import type { ClientCredentials, ServiceCredentials } from '../config/secrets.js'
+import {
+  type ClientCredentials,
+  REDACTED,
+  type ServiceCredentials,
+  type TokenExchanges,
+} from '../config/secrets.js'
 import { errors } from '../errors.js'
 import type { UpstreamTokens } from '../identity/upstream-tokens.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
-import { authorize } from './fetched-tokens.js'
+import { authorize, type PendingToken } from './fetched-tokens.js'
 import { credentialSources, tokenNeeds } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
@@ -29,6 +34,8 @@ export interface ServiceSettings {
   readonly allowOrigins?: readonly string[]
   /** `services.<id>.requireClientCredentials`: a caller without its own credentials is refused. */
   readonly requireClientCredentials?: boolean
+  /** `services.<id>.forwardCallerToken`: the caller's verified JWT goes upstream as it is (same audience only). */
+  readonly forwardCallerToken?: boolean
 }
 
 /** What a call to a foreign origin carries: no service's credentials. */
@@ -46,8 +53,10 @@ export interface ExecutorDeps {
   readonly argumentDepth?: number
   /** Told about every upstream call once it ends (metrics). */
   readonly observe?: (call: UpstreamCallRecord) => void
-  /** Fetches the tokens of OAuth2 client-credentials schemes (issue 45). */
+  /** Fetches the tokens of OAuth2 client-credentials schemes and exchanges callers' tokens (issue 45). */
   readonly tokens?: UpstreamTokens
+  /** `services.<id>.tokenExchange`: the OAuth2 client that exchanges the caller's JWT for the upstream. */
+  readonly tokenExchanges?: TokenExchanges
 }
 
 /** One upstream call as the metrics see it. */
@@ -80,6 +89,8 @@ interface Prepared {
   readonly credentials: ServiceCredentials
   /** Whose they are: `gateway`, or the calling client's id. */
   readonly owner: string
+  /** The caller's JWT is traded for the upstream (RFC 8693) on the way out. */
+  readonly exchanges: boolean
   readonly settings: ServiceSettings
   readonly approved: boolean
   readonly jsonrpc: boolean
@@ -124,20 +135,42 @@ export function createExecutor(deps: ExecutorDeps): Executor {
         tool,
       )
     const credentials = !trusted ? NO_CREDENTIALS : owned ? own! : deps.credentials
+    const asCaller = deps.tokenExchanges?.[service.id] !== undefined || settings.forwardCallerToken === true
+    if (asCaller && call.callerJwt === undefined)
+      return refusal(
+        new errors.upstreamCallerTokenMissing(
+          service.id,
+          call.clientId === undefined ? 'anonymously' : 'with a static token',
+        ),
+        tool,
+      )
     const built = buildRequest(tool, checked.arguments, {
       service,
       baseUrl,
       credentials,
       userAgent: deps.userAgent,
       redactCredentials,
-      bearerOverride: (trusted && settings.forwardAccessToken && call.accessToken) || undefined,
+      bearerOverride:
+        (trusted &&
+          ((settings.forwardAccessToken && call.accessToken) ||
+            (settings.forwardCallerToken && call.callerJwt))) ||
+        undefined,
       requestId: call.requestId,
     })
     if (!built.ok) return invalidArguments(tool, built.violations)
     const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
     const jsonrpc = tool.remote?.protocol === 'jsonrpc'
     const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
-    return { request, credentials, owner: owned ? call.clientId! : 'gateway', settings, approved, jsonrpc }
+    const exchanges = trusted && deps.tokenExchanges?.[service.id] !== undefined
+    return {
+      request,
+      credentials,
+      owner: owned ? call.clientId! : 'gateway',
+      exchanges,
+      settings,
+      approved,
+      jsonrpc,
+    }
   }
 
   const send = async (
@@ -173,15 +206,37 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     call: ToolCall,
     scope: ExecutionScope,
   ): Promise<RawResponse | Failure | Refusal> => {
-    const needs = tokenNeeds(call.tool, scope.service, prepared.credentials, prepared.owner)
-    if (needs.length === 0) return send(prepared.request, call, scope, prepared.settings)
-    const first = await authorize(prepared.request, needs, deps.tokens, call.tool)
+    const pending = pendingTokens(prepared, call, scope.service)
+    if (pending.length === 0) return send(prepared.request, call, scope, prepared.settings)
+    const first = await authorize(prepared.request, pending, call.tool)
     if ('kind' in first) return first
     const result = await send(first.request, call, scope, prepared.settings)
     if ('failure' in result || result.status !== 401) return result
-    const renewed = await authorize(prepared.request, needs, deps.tokens, call.tool, first.tokens)
+    const renewed = await authorize(prepared.request, pending, call.tool, first.tokens)
     if ('kind' in renewed || !call.tool.safety.idempotent) return result
     return send(renewed.request, call, scope, prepared.settings)
+  }
+
+  /** The tokens the call needs: the caller's exchanged (it replaces the rest), else the fetched ones. */
+  const pendingTokens = (prepared: Prepared, call: ToolCall, service: Service): PendingToken[] => {
+    const tokens = deps.tokens
+    if (!tokens) return []
+    const exchange = prepared.exchanges ? deps.tokenExchanges?.[service.id] : undefined
+    if (exchange && call.callerJwt !== undefined) {
+      const need = {
+        service: service.id,
+        client: exchange,
+        subjectToken: call.callerJwt,
+        scopes: exchange.scopes ?? call.tool.auth[0]?.schemes.flatMap((scheme) => scheme.scopes) ?? [],
+      }
+      const where = `services.${service.id}.tokenExchange`
+      return [{ where, exchange: true, get: (replacing) => tokens.exchange(need, replacing) }]
+    }
+    return tokenNeeds(call.tool, service, prepared.credentials, prepared.owner).map((need) => ({
+      where: `${need.owner === 'gateway' ? 'services' : `clients (${need.owner}).credentials`}.${need.service}${need.owner === 'gateway' ? '.credentials' : ''}.${need.scheme}`,
+      exchange: false,
+      get: (replacing) => tokens.token(need, replacing),
+    }))
   }
 
   return {
@@ -204,10 +259,24 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     async dryRun(call, scope) {
       const prepared = prepare(call, scope, true)
       if ('kind' in prepared) return prepared
+      const asCaller = prepared.exchanges
+        ? 'exchanged'
+        : prepared.settings.forwardCallerToken
+          ? 'forwarded'
+          : undefined
+      // The exchanged token is fetched only when the call is sent; the dry run shows where it goes.
+      const request = prepared.exchanges
+        ? {
+            ...prepared.request,
+            headers: { ...prepared.request.headers, authorization: `Bearer ${REDACTED}` },
+          }
+        : prepared.request
       return {
         kind: 'dry-run',
-        request: await previewRequest(prepared.request),
-        credentials: credentialSources(call.tool, scope.service, prepared.credentials, prepared.owner),
+        request: await previewRequest(request),
+        credentials: asCaller
+          ? [{ scheme: '*', source: asCaller, owner: call.clientId ?? 'anonymous' }]
+          : credentialSources(call.tool, scope.service, prepared.credentials, prepared.owner),
         approvalRequired: call.tool.safety.requiresApproval,
         approved: prepared.approved,
       }

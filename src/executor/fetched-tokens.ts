@@ -1,53 +1,57 @@
 import type { Tool } from '../catalog/types.js'
 import { errors } from '../errors.js'
-import type { TokenNeed, TokenProblem, UpstreamTokens } from '../identity/upstream-tokens.js'
+import type { TokenProblem } from '../identity/upstream-tokens.js'
 import type { UpstreamRequest } from './build-request.js'
 import type { Refusal } from './types.js'
 
-/** A request with its fetched tokens in, and the tokens (a 401 replaces exactly these). */
+/** One token a call needs before it is sent: fetched (client credentials) or exchanged (RFC 8693). */
+export interface PendingToken {
+  /** The configuration that names its client: `services.<id>.credentials.<scheme>` or `services.<id>.tokenExchange`. */
+  readonly where: string
+  readonly exchange: boolean
+  /** The token, from the cache or the endpoint; `replacing` is one the upstream answered 401 to. */
+  get(replacing?: string): Promise<string | TokenProblem>
+}
+
+/** A request with its tokens in, and the tokens (a 401 replaces exactly these). */
 export interface Authorized {
   readonly request: UpstreamRequest
   readonly tokens: readonly string[]
 }
 
 /**
- * Puts the call's fetched OAuth2 tokens into Authorization (issue 45). A token endpoint that
- * gives none refuses the call with 502 naming the endpoint: the upstream is not called, so its
- * circuit breaker never counts it. `replacing`: the tokens the upstream answered 401 to.
+ * Puts the call's fetched or exchanged tokens into Authorization (issue 45). An endpoint that
+ * gives none refuses the call naming the endpoint: 403 with the identity provider's `error` when
+ * it refused an exchange, else 502. The upstream is not called, so its circuit breaker never
+ * counts a token endpoint's failure.
  */
 export async function authorize(
   request: UpstreamRequest,
-  needs: readonly TokenNeed[],
-  tokens: UpstreamTokens | undefined,
+  pending: readonly PendingToken[],
   tool: Tool,
   replacing: readonly string[] = [],
 ): Promise<Authorized | Refusal> {
-  if (!tokens)
-    return tokenRefusal(tool, needs[0]!, {
-      failure: 'unreachable',
-      detail: 'no token client is configured',
-      endpoint: needs[0]!.tokenUrl,
-    })
-  const fetched: string[] = []
-  for (const [index, need] of needs.entries()) {
-    const token = await tokens.token(need, replacing[index])
-    if (typeof token !== 'string') return tokenRefusal(tool, need, token)
-    fetched.push(token)
+  const tokens: string[] = []
+  for (const [index, token] of pending.entries()) {
+    const answer = await token.get(replacing[index])
+    if (typeof answer !== 'string') return tokenRefusal(tool, token, answer)
+    tokens.push(answer)
   }
   // Two oauth2 schemes in one alternative both write Authorization, as static ones do: the last wins.
-  const authorization = `Bearer ${fetched.at(-1)}`
-  return { request: { ...request, headers: { ...request.headers, authorization } }, tokens: fetched }
+  const authorization = `Bearer ${tokens.at(-1)}`
+  return { request: { ...request, headers: { ...request.headers, authorization } }, tokens }
 }
 
-function tokenRefusal(tool: Tool, need: TokenNeed, problem: TokenProblem): Refusal {
+function tokenRefusal(tool: Tool, token: PendingToken, problem: TokenProblem): Refusal {
   const { endpoint, detail } = problem
-  const where = `services.${need.service}.credentials.${need.scheme}`
   const error =
     problem.failure === 'refused'
-      ? new errors.upstreamTokenRefused(endpoint, where, detail)
+      ? token.exchange
+        ? new errors.upstreamExchangeRefused(endpoint, token.where, detail)
+        : new errors.upstreamTokenRefused(endpoint, token.where, detail)
       : problem.failure === 'invalid'
-        ? new errors.upstreamTokenInvalid(endpoint, where, detail)
-        : new errors.upstreamTokenUnreachable(endpoint, where, detail)
+        ? new errors.upstreamTokenInvalid(endpoint, token.where, detail)
+        : new errors.upstreamTokenUnreachable(endpoint, token.where, detail)
   return {
     kind: 'refusal',
     status: error.statusCode ?? 502,

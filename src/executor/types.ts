@@ -21,6 +21,8 @@ export interface ToolCall {
    * (`clients[].credentials`) replace the gateway's (issue 45).
    */
   readonly clientId?: string | undefined
+  /** The caller's verified JWT (access layer), unset for a static token: what token exchange trades. */
+  readonly callerJwt?: string | undefined
 }
 
 /** What the upstream answered, its body read and typed (SPEC §3 step 6). */
@@ -83,12 +85,13 @@ export interface RequestPreview {
 
 /**
  * Where a call's credential for one security scheme comes from (issue 45), never its value:
- * the gateway's configuration, the calling client's own, or a token fetched with either's OAuth2
- * client (`owner` says whose).
+ * the gateway's configuration, the calling client's own, a token fetched with either's OAuth2
+ * client (`owner` says whose), the caller's token exchanged (RFC 8693) or forwarded as it is
+ * (`forwardCallerToken`) — for those two `scheme` is `*`: they replace every other credential.
  */
 export interface CredentialSource {
   readonly scheme: string
-  readonly source: 'gateway' | 'client' | 'fetched'
+  readonly source: 'gateway' | 'client' | 'fetched' | 'exchanged' | 'forwarded'
   /** `gateway`, or the id of the client whose credential it is. */
   readonly owner: string
 }

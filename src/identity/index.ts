@@ -3,6 +3,7 @@ export { createTokenCache, type SharedTokenStore, type TokenCache } from './toke
 export { fetchToken, type IssuedToken, type TokenFailure } from './token-endpoint.js'
 export {
   createUpstreamTokens,
+  type ExchangeNeed,
   endpointOf,
   type TokenNeed,
   type TokenProblem,

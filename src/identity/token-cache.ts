@@ -9,6 +9,8 @@ export interface SharedTokenStore {
 export interface TokenCacheOptions {
   readonly now: () => number
   readonly shared?: SharedTokenStore | undefined
+  /** Tokens kept at most; past it the oldest is forgotten (exchanged tokens: one per caller token). */
+  readonly maxEntries?: number
 }
 
 /** How a token is asked for. */
@@ -30,6 +32,8 @@ interface Cached {
   readonly refreshAt: number
 }
 
+/** Far more than a deployment's (owner, service, scheme, scopes); for exchanged tokens, callers at once. */
+const DEFAULT_MAX_ENTRIES = 10_000
 /** A token whose endpoint gives no expires_in is used this long (the upstream's 401 refreshes it sooner). */
 const DEFAULT_LIFETIME_S = 300
 /** Refreshed this share of its lifetime before it expires… */
@@ -43,9 +47,20 @@ const MAX_REFRESH_EARLY_MS = 60_000
  * request). A failure is answered to the calls that waited for it and never cached. With a shared
  * store, a replica takes another's token before it asks the endpoint itself.
  */
-export function createTokenCache({ now, shared }: TokenCacheOptions): TokenCache {
+export function createTokenCache({
+  now,
+  shared,
+  maxEntries = DEFAULT_MAX_ENTRIES,
+}: TokenCacheOptions): TokenCache {
   const tokens = new Map<string, Cached>()
   const inFlight = new Map<string, Promise<string | TokenFailure>>()
+
+  const remember = (key: string, cached: Cached) => {
+    tokens.delete(key)
+    tokens.set(key, cached)
+    // A Map iterates in insertion order: the first key is the oldest.
+    if (tokens.size > maxEntries) tokens.delete(tokens.keys().next().value as string)
+  }
 
   const usable = (cached: Cached | undefined, replacing: string | undefined) =>
     cached !== undefined && cached.refreshAt > now() && cached.token !== replacing
@@ -53,7 +68,7 @@ export function createTokenCache({ now, shared }: TokenCacheOptions): TokenCache
   const load = async ({ key, fetch, replacing }: TokenLookup): Promise<string | TokenFailure> => {
     const fromShared = shared ? readShared(await shared.get(key).catch(() => undefined)) : undefined
     if (fromShared && usable(fromShared, replacing)) {
-      tokens.set(key, fromShared)
+      remember(key, fromShared)
       return fromShared.token
     }
     const issued = await fetch()
@@ -63,7 +78,7 @@ export function createTokenCache({ now, shared }: TokenCacheOptions): TokenCache
       token: issued.accessToken,
       refreshAt: now() + lifetimeMs - Math.min(MAX_REFRESH_EARLY_MS, lifetimeMs * REFRESH_SHARE),
     }
-    tokens.set(key, cached)
+    remember(key, cached)
     await shared?.set(key, JSON.stringify(cached), cached.refreshAt - now()).catch(() => undefined)
     return cached.token
   }

@@ -27,7 +27,19 @@ type After = { after(fn: () => Promise<unknown>): void }
  * tokens are RS256 JWTs whose `aud` is the API. `clients` are registered as confidential clients
  * (client_secret_basic unless their metadata says otherwise).
  */
-export async function startOidcServer(t: After, clients: readonly ClientMetadata[]): Promise<OidcServer> {
+/** Whose tokens the server takes as RFC 8693 subject tokens: an issuer and its JWKS. */
+export interface SubjectIssuer {
+  readonly issuer: string
+  readonly jwksUrl: string
+}
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange'
+
+export async function startOidcServer(
+  t: After,
+  clients: readonly ClientMetadata[],
+  subjects?: SubjectIssuer,
+): Promise<OidcServer> {
   const { privateKey } = await generateKeyPair('RS256', { extractable: true })
   const jwk = { ...(await exportJWK(privateKey)), kid: 'test-rs256', alg: 'RS256', use: 'sig' }
   const sockets = new Set<Socket>()
@@ -38,7 +50,7 @@ export async function startOidcServer(t: After, clients: readonly ClientMetadata
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     clients: clients.map((client) => ({
-      grant_types: ['client_credentials'],
+      grant_types: subjects ? ['client_credentials', TOKEN_EXCHANGE] : ['client_credentials'],
       redirect_uris: [],
       response_types: [],
       token_endpoint_auth_method: 'client_secret_basic',
@@ -65,6 +77,7 @@ export async function startOidcServer(t: After, clients: readonly ClientMetadata
       },
     },
   })
+  if (subjects) registerTokenExchange(provider, subjects, () => state.accessTokenTtl)
   const handle = provider.callback()
   server.on('request', (req, res) => {
     if (req.method === 'POST' && req.url?.startsWith('/token')) state.tokenRequests++
@@ -92,6 +105,59 @@ export async function startOidcServer(t: After, clients: readonly ClientMetadata
     },
     close,
   }
+}
+
+/**
+ * RFC 8693 at the provider, as its docs say to add a grant (`registerGrantType`): the subject
+ * token must be a JWT of `subjects` (verified against its JWKS), the audience the API's, the
+ * scopes the API's; the token issued is a JWT access token whose `sub` is the subject's and whose
+ * `client_id` is the exchanging client's. Anything else is refused with the RFC's OAuth errors.
+ */
+function registerTokenExchange(provider: Provider, subjects: SubjectIssuer, ttl: () => number): void {
+  const keys = createRemoteJWKSet(new URL(subjects.jwksUrl))
+  provider.registerGrantType(
+    TOKEN_EXCHANGE,
+    async (ctx) => {
+      const params = ctx.oidc.params as Record<string, string | undefined>
+      if (!params.subject_token) throw new oidcErrors.InvalidRequest('subject_token is missing')
+      const subject = await jwtVerify(params.subject_token, keys, { issuer: subjects.issuer }).then(
+        (verified) => verified.payload,
+        () => {
+          throw new oidcErrors.InvalidGrant('subject_token is not a valid token of the trusted issuer')
+        },
+      )
+      if (params.audience !== API_AUDIENCE) throw new oidcErrors.InvalidTarget('unknown audience')
+      const scope = params.scope ?? ''
+      if (scope.split(' ').some((one) => one !== '' && !(API_SCOPES as readonly string[]).includes(one)))
+        throw new oidcErrors.InvalidScope('scope not allowed', scope)
+      const { AccessToken, Grant, ResourceServer } = ctx.oidc.provider
+      const client = ctx.oidc.client!
+      const grant = new Grant({ accountId: subject.sub!, clientId: client.clientId })
+      grant.addResourceScope(API_AUDIENCE, scope)
+      const token = new AccessToken({
+        accountId: subject.sub!,
+        client,
+        grantId: await grant.save(),
+        gty: 'token-exchange',
+        scope,
+        resourceServer: new ResourceServer(API_AUDIENCE, {
+          scope: API_SCOPES.join(' '),
+          audience: API_AUDIENCE,
+          accessTokenFormat: 'jwt',
+          accessTokenTTL: ttl(),
+          jwt: { sign: { alg: 'RS256' } },
+        }),
+      })
+      ctx.body = {
+        access_token: await token.save(),
+        issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+        token_type: 'Bearer',
+        expires_in: token.expiration,
+        scope,
+      }
+    },
+    ['subject_token', 'subject_token_type', 'requested_token_type', 'audience', 'resource', 'scope'],
+  )
 }
 
 /** What the API saw of one call: the verified token's claims, or why it refused it. */
