@@ -16,6 +16,8 @@ export interface ServiceOptions {
   readonly credentials?: Readonly<Record<string, object>>
   /** Clients' own credentials for this service, by their configuration path: checked the same way. */
   readonly clientCredentials?: Readonly<Record<string, Readonly<Record<string, object>>>>
+  /** The caller's token goes upstream exchanged (tokenExchange) or as it is (forwardCallerToken). */
+  readonly callerToken?: 'exchanged' | 'forwarded'
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

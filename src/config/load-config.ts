@@ -275,6 +275,11 @@ function withoutSecrets(
           ...service,
           ...(credentials ? { credentials: credentialShapes(credentials) } : {}),
           ...(clients[id] ? { clientCredentials: clients[id] } : {}),
+          ...(services[id]?.tokenExchange
+            ? { callerToken: 'exchanged' as const }
+            : services[id]?.forwardCallerToken
+              ? { callerToken: 'forwarded' as const }
+              : {}),
         },
       ]
     }),

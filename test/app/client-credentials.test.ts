@@ -133,7 +133,7 @@ test("a dry run names each credential's source and owner, never its value", asyn
           '  s0: { credentials: { key: { value: gateway-s0 } } }',
           'clients:',
           '  - { id: c0, token: { value: token-of-client-number-c0 }, credentials: { s0: { key: { value: own-c0-s0 } } } }',
-          '  - { id: c1, token: { value: token-of-client-number-c1 } }',
+          '  - { id: c1, token: { value: token-of-client-number-c1 }, operator: true }',
         ].join('\n'),
       ),
     },
@@ -148,6 +148,26 @@ test("a dry run names each credential's source and owner, never its value", asyn
       headers: { authorization: `Bearer token-of-client-number-${client}` },
       payload: {},
     })
+  // /catalog and the explorer's tool page name every source and owner, never a value.
+  const operator = { authorization: 'Bearer token-of-client-number-c1' }
+  const catalog = await app.inject({ method: 'GET', url: '/catalog', headers: operator })
+  assert.equal(catalog.statusCode, 200, catalog.body)
+  const expected = [
+    { scheme: 'key', source: 'gateway', owner: 'gateway' },
+    { scheme: 'key', source: 'client', owner: 'c0' },
+  ]
+  assert.deepEqual(
+    catalog.json().services.find((service: { id: string }) => service.id === 's0').credentialSources,
+    expected,
+  )
+  const page = await app.inject({
+    method: 'GET',
+    url: `/explorer/api/tools/${encodeURIComponent('s0:get')}`,
+    headers: operator,
+  })
+  assert.equal(page.statusCode, 200, page.body)
+  assert.deepEqual(page.json().credentialSources, expected)
+  assert.doesNotMatch(catalog.body + page.body, /own-c0-s0|gateway-s0/)
   const own = await dryRun('c0')
   assert.deepEqual(own.json().credentials, [{ scheme: 'key', source: 'client', owner: 'c0' }])
   assert.equal(own.json().request.headers['x-api-key'], '[redacted]')
