@@ -10,6 +10,7 @@ export const ROWS = [
   'search',
   'explorer',
   'scale',
+  'identity',
 ] as const
 export type RowName = (typeof ROWS)[number]
 
@@ -75,8 +76,8 @@ function parseOnly(flags: readonly string[]): ReadonlySet<RowName> {
 }
 
 function rowName(name: string): RowName {
-  const byNumber = /^[1-9]$/.test(name) ? ROWS[Number(name) - 1] : undefined
+  const byNumber = /^([1-9]|10)$/.test(name) ? ROWS[Number(name) - 1] : undefined
   const row = byNumber ?? ROWS.find((candidate) => candidate === name)
-  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–9, got "${name}"`)
+  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–10, got "${name}"`)
   return row
 }
