@@ -350,3 +350,47 @@ test('tokens are shared between replicas through Redis', async (t) => {
   assert.equal(stored.length, 1)
   assert.doesNotMatch(stored[0]!, /gateway-secret/)
 })
+
+test('a reloaded spec that drops the configured scheme keeps serving its last good version', async (t) => {
+  const { app, specs, oidc, api } = await oauthSetup(t)
+  const spec = JSON.parse(oauthSpec(api.url, oidc.tokenUrl))
+  spec.components.securitySchemes = { other: { type: 'http', scheme: 'bearer' } }
+  spec.paths['/tickets'].get.security = [{ other: [] }]
+  spec.paths['/tickets'].post.security = [{ other: [] }]
+  await writeFile(join(specs, 'api.json'), JSON.stringify(spec))
+  const record = await app.catalogStore.reload('manual')
+  assert.deepEqual(record.stale, ['api.json'])
+  const problem = app.catalogStore
+    .current()
+    .catalog.problems.find((found) => found.code === 'credentials-scheme-mismatch')
+  assert.match(
+    problem?.message ?? '',
+    /services\.api\.credentials\.oauth: the spec defines no security scheme oauth \(it defines other\)/,
+  )
+  const answer = await app.inject({ method: 'POST', url: LIST, payload: {} })
+  assert.equal(answer.statusCode, 200, 'the last good version, with its oauth scheme, still serves')
+})
+
+test('no token, client secret or caller secret reaches a log line', async (t) => {
+  const oidc = await startOidcServer(t, GATEWAY_CLIENTS)
+  const api = await startProtectedApi(t, oidc)
+  const specs = await specsFor(t, api.url, oidc.tokenUrl)
+  const lines: string[] = []
+  const { loggedApp } = await import('../helpers/app.js')
+  const app = await loggedApp(t, lines, {
+    SPECS_DIR: specs,
+    SPECS_POLL_INTERVAL: '0',
+    TOOLGATE_CONFIG: await configFile(
+      'services:\n  api:\n    credentials:\n      oauth: { clientId: gateway, clientSecret: { value: gateway-secret-1 } }\n',
+    ),
+  })
+  assert.equal((await app.inject({ method: 'POST', url: LIST, payload: {} })).statusCode, 200)
+  api.revoked.add('*')
+  assert.equal((await app.inject({ method: 'POST', url: LIST, payload: {} })).statusCode, 401)
+  const tokens = api.calls.map((call) => call.token!)
+  assert.ok(tokens.length >= 2)
+  const logged = lines.join('')
+  assert.ok(logged.includes('tool call'), 'the calls were logged')
+  for (const secret of [...tokens, 'gateway-secret-1'])
+    assert.ok(!logged.includes(secret), 'a secret was logged')
+})
