@@ -11,8 +11,8 @@ import type { UpstreamTokens } from '../identity/upstream-tokens.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
-import { authorize, type PendingToken } from './fetched-tokens.js'
-import { credentialSources, tokenNeeds } from './inject-credentials.js'
+import { authorize, pendingTokens } from './fetched-tokens.js'
+import { credentialSources } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
@@ -206,7 +206,15 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     call: ToolCall,
     scope: ExecutionScope,
   ): Promise<RawResponse | Failure | Refusal> => {
-    const pending = pendingTokens(prepared, call, scope.service)
+    const pending = pendingTokens({
+      tool: call.tool,
+      service: scope.service,
+      credentials: prepared.credentials,
+      owner: prepared.owner,
+      exchange: prepared.exchanges ? deps.tokenExchanges?.[scope.service.id] : undefined,
+      callerJwt: call.callerJwt,
+      tokens: deps.tokens,
+    })
     if (pending.length === 0) return send(prepared.request, call, scope, prepared.settings)
     const first = await authorize(prepared.request, pending, call.tool)
     if ('kind' in first) return first
@@ -215,28 +223,6 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const renewed = await authorize(prepared.request, pending, call.tool, first.tokens)
     if ('kind' in renewed || !call.tool.safety.idempotent) return result
     return send(renewed.request, call, scope, prepared.settings)
-  }
-
-  /** The tokens the call needs: the caller's exchanged (it replaces the rest), else the fetched ones. */
-  const pendingTokens = (prepared: Prepared, call: ToolCall, service: Service): PendingToken[] => {
-    const tokens = deps.tokens
-    if (!tokens) return []
-    const exchange = prepared.exchanges ? deps.tokenExchanges?.[service.id] : undefined
-    if (exchange && call.callerJwt !== undefined) {
-      const need = {
-        service: service.id,
-        client: exchange,
-        subjectToken: call.callerJwt,
-        scopes: exchange.scopes ?? call.tool.auth[0]?.schemes.flatMap((scheme) => scheme.scopes) ?? [],
-      }
-      const where = `services.${service.id}.tokenExchange`
-      return [{ where, exchange: true, get: (replacing) => tokens.exchange(need, replacing) }]
-    }
-    return tokenNeeds(call.tool, service, prepared.credentials, prepared.owner).map((need) => ({
-      where: `${need.owner === 'gateway' ? 'services' : `clients (${need.owner}).credentials`}.${need.service}${need.owner === 'gateway' ? '.credentials' : ''}.${need.scheme}`,
-      exchange: false,
-      get: (replacing) => tokens.token(need, replacing),
-    }))
   }
 
   return {
