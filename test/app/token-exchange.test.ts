@@ -120,3 +120,28 @@ test('a dry run says the credential is exchanged; passthrough is an explicit opt
   assert.equal(forward.api.calls[0]?.token, bob)
   assert.equal(forward.oidc.tokenRequests(), 0)
 })
+
+test('through MCP tools/call the API sees the caller too', async (t) => {
+  const { api, app, userToken } = await exchangeSetup(t, EXCHANGE)
+  const tools = (await app.inject({ url: '/openai.json' })).json() as { function: { name: string } }[]
+  const name = tools.map((tool) => tool.function.name).find((wire) => wire.includes('list'))!
+  const answer = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${await userToken('carol')}`,
+    },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {} } },
+  })
+  assert.equal(answer.statusCode, 200, answer.body)
+  assert.equal(answer.json().result?.isError, false, answer.body)
+  assert.deepEqual(answer.json().result.structuredContent, {
+    sub: 'carol',
+    client_id: 'gateway',
+    scope: 'tickets:read',
+  })
+  assert.equal(api.calls.at(-1)?.claims?.sub, 'carol')
+  assert.equal(api.calls.at(-1)?.claims?.aud, API_AUDIENCE)
+})
