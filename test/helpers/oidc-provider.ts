@@ -57,6 +57,8 @@ export async function startOidcServer(
       ...client,
     })),
     scopes: [...API_SCOPES],
+    // Set, so the provider does not warn about its defaults; resource servers set the tokens' own.
+    ttl: { AccessToken: 300, ClientCredentials: 300, Grant: 300 },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
