@@ -14,6 +14,7 @@ import { SHIPPED } from './lib/shipped.js'
 import { catalogBuildRows } from './rows/catalog-build.js'
 import { documentRows } from './rows/documents.js'
 import { explorerRows } from './rows/explorer.js'
+import { identityRows } from './rows/identity.js'
 import { proxyRows } from './rows/proxy.js'
 import { reloadRows } from './rows/reload.js'
 import { scaleRows } from './rows/scale.js'
@@ -43,6 +44,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('explorer')) list.push(['explorer', explorerRows])
   if (only.has('scale')) list.push(['scale', scaleRows])
   if (only.has('tracing')) list.push(['tracing', tracingRows])
+  if (only.has('identity')) list.push(['identity', identityRows])
   return list
 }
 

@@ -164,6 +164,7 @@ async function access(fastify: FastifyInstance) {
           kind: 'client',
           client: authentication.client,
           ...(authentication.scopes ? { scopes: authentication.scopes } : {}),
+          ...(authentication.jwt ? { jwt: authentication.jwt } : {}),
         }
       return authorize(route, request.caller)
     })

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SourceReader } from '../src/catalog/index.js'
-import { catalogOptions, remoteReadLimits, specReadLimits } from '../src/config/load-config.js'
+import { ConfigError, catalogOptions, remoteReadLimits, specReadLimits } from '../src/config/load-config.js'
 import {
   type CatalogStore,
   createCatalogStore,
@@ -41,6 +41,12 @@ export default fp<CatalogStorePluginOptions>(
       })
     const store = await (fastify.tracingEnabled ? traceCatalogBuild(create) : create())
     const { catalog } = store.current()
+    // Credentials for a scheme the spec lacks are a configuration mistake: the start stops (issue 45).
+    const misconfigured = catalog.problems.filter((problem) => problem.code === 'credentials-scheme-mismatch')
+    if (misconfigured.length > 0) {
+      await store.close()
+      throw new ConfigError(misconfigured.map((problem) => `${problem.file}: ${problem.message}`))
+    }
     const errors = catalog.problems.filter((problem) => problem.severity === 'error')
     fastify.log.info(
       { catalogVersion: catalog.version, tools: catalog.tools.length, errors: errors.length },

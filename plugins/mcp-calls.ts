@@ -234,6 +234,8 @@ export function mcpScope(fastify: FastifyInstance, call: McpCall): McpScope {
         signal,
         requestId: request.id,
         client,
+        clientId: request.caller?.kind === 'client' ? request.caller.client.id : undefined,
+        callerJwt: request.caller?.kind === 'client' ? request.caller.jwt : undefined,
         ...(typeof approval === 'string' ? { approval } : {}),
       },
       { service: snapshot.serviceOf(tool), validator: snapshot.validator },

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry } from 'prom-client'
 import type { RefusalReason } from '../src/access/index.js'
 import type { UpstreamCallRecord } from '../src/executor/index.js'
+import type { TokenRequestRecord } from '../src/identity/index.js'
 import type { CatalogSnapshot, ReloadRecord } from '../src/store/index.js'
 
 declare module 'fastify' {
@@ -15,6 +16,8 @@ declare module 'fastify' {
 /** What the other plugins report; the series are listed in docs/operations.md. */
 export interface GatewayMetrics {
   upstreamCall(call: UpstreamCallRecord): void
+  /** One request to an OAuth2 token endpoint (issue 45) and how it ended. */
+  tokenRequest(record: TokenRequestRecord): void
   sessionCreated(store: string): void
   /** A tool call admitted for a caller (a client id, or `anonymous`), through `rest` or `mcp`. */
   toolCalled(client: string, via: 'rest' | 'mcp'): void
@@ -174,6 +177,19 @@ async function metrics(fastify: FastifyInstance) {
     })
   }
 
+  const tokenRequests = new Counter({
+    name: 'toolgate_upstream_token_requests_total',
+    help: 'requests to OAuth2 token endpoints (client credentials), by endpoint (origin and path) and result: ok, unreachable, refused (an OAuth error), invalid (no usable token)',
+    labelNames: ['endpoint', 'result'],
+    registers: [register],
+  })
+  const tokenFailures = new Counter({
+    name: 'toolgate_upstream_token_failures_total',
+    help: 'token requests that gave no token, by endpoint and kind (unreachable, refused, invalid)',
+    labelNames: ['endpoint', 'kind'],
+    registers: [register],
+  })
+
   const showCatalog = (snapshot: CatalogSnapshot) => {
     catalogInfo.reset()
     catalogInfo.set({ version: snapshot.catalog.version }, 1)
@@ -195,6 +211,10 @@ async function metrics(fastify: FastifyInstance) {
       upstreamDuration.observe({ service }, durationSeconds)
       if (typeof result === 'string') upstreamErrors.inc({ service, kind: result })
       else if (result >= 500) upstreamErrors.inc({ service, kind: '5xx' })
+    },
+    tokenRequest({ endpoint, result }) {
+      tokenRequests.inc({ endpoint, result })
+      if (result !== 'ok') tokenFailures.inc({ endpoint, kind: result })
     },
     sessionCreated(store) {
       sessionsCreated.inc({ store })

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { Agent } from 'undici'
 import { allowedOrigins } from '../src/catalog/server-origin.js'
 import type { GatewayConfig } from '../src/config/load-config.js'
 import { errors } from '../src/errors.js'
@@ -12,6 +13,7 @@ import {
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
+import { createRedisTokenStore, createUpstreamTokens, type UpstreamTokens } from '../src/identity/index.js'
 import { traceExecutor } from '../src/tracing/tool-span.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
@@ -32,7 +34,11 @@ const DEFAULTS = {
   connectionsPerOrigin: 64,
   failureThreshold: 5,
   cooldownMs: 30_000, // 30 s
+  tokenTimeoutMs: 10_000, // 10 s for a whole token request
 }
+
+/** Token requests are rare (one per token lifetime): a few connections per endpoint suffice. */
+const TOKEN_CONNECTIONS_PER_ORIGIN = 4
 
 /** Opal's envelope keys besides `parameters` (protocols.md §1). */
 const OPAL_ENVELOPE = new Set(['parameters', 'auth', 'environment', 'chat_metadata'])
@@ -53,9 +59,12 @@ const DRY_RUN: Readonly<Record<string, boolean>> = { true: true, 1: true, false:
 async function tools(fastify: FastifyInstance) {
   const client = createUpstreamClient(clientOptions(fastify.config))
   fastify.addHook('onClose', () => client.close())
+  const tokens = upstreamTokens(fastify)
   const untraced = createExecutor({
     client,
     credentials: fastify.config.credentials,
+    clientCredentials: fastify.config.clientCredentials,
+    tokenExchanges: fastify.config.tokenExchanges,
     services: serviceSettings(fastify.config),
     policies: fastify.config.file.policies ?? [],
     userAgent: `toolgate/${PACKAGE_VERSION}`,
@@ -63,6 +72,7 @@ async function tools(fastify: FastifyInstance) {
       ? { argumentDepth: fastify.config.file.limits.argumentDepth }
       : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
+    tokens,
   })
   const executor = fastify.tracingEnabled ? traceExecutor(untraced) : untraced
   fastify.decorate('upstreamClient', client)
@@ -95,6 +105,8 @@ async function tools(fastify: FastifyInstance) {
       arguments: body.arguments,
       requestId: request.id,
       client,
+      clientId: caller.kind === 'client' ? caller.client.id : undefined,
+      callerJwt: caller.kind === 'client' ? caller.jwt : undefined,
       accessToken: body.accessToken,
       approval: typeof approval === 'string' ? approval : undefined,
       signal: dryRun ? undefined : clientGone(reply),
@@ -106,11 +118,12 @@ async function tools(fastify: FastifyInstance) {
       const logged = outcome.kind === 'refusal' ? { status: outcome.status, code: outcome.body.code } : {}
       request.log.info({ tool: tool.id, client, dryRun: true, ...logged }, 'tool dry run')
       if (outcome.kind === 'refusal') return sendOutcome(reply, outcome)
-      const { request: upstreamRequest, approvalRequired, approved } = outcome
+      const { request: upstreamRequest, approvalRequired, approved, credentials } = outcome
       return reply.send({
         dryRun: true,
         tool: tool.wireName,
         request: upstreamRequest,
+        credentials,
         approvalRequired,
         approved,
       })
@@ -227,6 +240,27 @@ function clientOptions(config: GatewayConfig) {
   }
 }
 
+/**
+ * OAuth2 tokens the gateway fetches (issue 45): their own connection pool, so a token endpoint
+ * never takes an upstream's connections; shared between replicas through Redis when there is one.
+ */
+function upstreamTokens(fastify: FastifyInstance): UpstreamTokens {
+  const upstream = fastify.config.file.upstream ?? {}
+  const dispatcher = new Agent({
+    connect: { timeout: upstream.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs },
+    connections: TOKEN_CONNECTIONS_PER_ORIGIN,
+  })
+  fastify.addHook('onClose', () => dispatcher.close())
+  return createUpstreamTokens({
+    dispatcher,
+    timeoutMs: upstream.tokenTimeoutMs ?? DEFAULTS.tokenTimeoutMs,
+    shared: fastify.hasDecorator('redis')
+      ? createRedisTokenStore(fastify.redis, `${fastify.config.redisKeyPrefix}tokens:`)
+      : undefined,
+    observe: (record) => fastify.gatewayMetrics.tokenRequest(record),
+  })
+}
+
 function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings> {
   return Object.fromEntries(
     Object.entries(config.file.services ?? {}).map(([id, service]) => [
@@ -236,6 +270,8 @@ function serviceSettings(config: GatewayConfig): Record<string, ServiceSettings>
         ...(service.timeoutMs ? { timeoutMs: service.timeoutMs } : {}),
         ...(service.opal?.forwardAccessToken ? { forwardAccessToken: true } : {}),
         ...(service.allowOrigins ? { allowOrigins: allowedOrigins(service.allowOrigins) } : {}),
+        ...(service.requireClientCredentials ? { requireClientCredentials: true } : {}),
+        ...(service.forwardCallerToken ? { forwardCallerToken: true } : {}),
       },
     ]),
   )

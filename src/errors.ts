@@ -84,6 +84,38 @@ export const errors = {
     'Upstream %s answered tool %s with more than %d bytes: narrow the request',
     502,
   ),
+  /** The token endpoint of an oauth2 scheme (issue 45): its failures are not the upstream's, nor its breaker's. */
+  upstreamTokenUnreachable: createError(
+    'TG_ERR_UPSTREAM_TOKEN_UNREACHABLE',
+    'The token endpoint %s for %s gave no token: %s. The upstream was not called',
+    502,
+  ),
+  upstreamTokenRefused: createError(
+    'TG_ERR_UPSTREAM_TOKEN_REFUSED',
+    'The token endpoint %s refused the client of %s: %s. Check that client, its secret and its scopes',
+    502,
+  ),
+  upstreamTokenInvalid: createError(
+    'TG_ERR_UPSTREAM_TOKEN_INVALID',
+    'The token endpoint %s for %s answered with no usable token: %s. The upstream was not called',
+    502,
+  ),
+  /** RFC 8693: the identity provider would not trade the caller's token; its `error` is passed on. */
+  upstreamExchangeRefused: createError(
+    'TG_ERR_UPSTREAM_EXCHANGE_REFUSED',
+    "The identity provider %s would not exchange the caller's token for %s: %s",
+    403,
+  ),
+  upstreamCallerTokenMissing: createError(
+    'TG_ERR_UPSTREAM_CALLER_TOKEN_MISSING',
+    "Service %s calls its API as the caller, which needs the caller's verified JWT: authenticate with a JWT (clients[].jwt), not %s",
+    401,
+  ),
+  upstreamClientCredentialsRequired: createError(
+    'TG_ERR_UPSTREAM_CLIENT_CREDENTIALS_REQUIRED',
+    "Service %s sends only each client's own credentials, and caller %s has none for it: add clients[].credentials.%s to that client",
+    403,
+  ),
   remoteAuthFailed: createError(
     'TG_ERR_REMOTE_AUTH_FAILED',
     'The remote source refused the call of %s: %s. Check remoteSources[].token and its scopes',

@@ -58,6 +58,17 @@ export async function renderToolPage(name: string): Promise<Node> {
         'Credentials',
         tool.auth.length === 0 ? 'none' : tool.auth.map((schemes) => schemes.join(' + ')).join(' or '),
       ),
+      tool.credentialSources.length > 0
+        ? fact(
+            'Credential sources',
+            tool.credentialSources
+              .map(
+                ({ scheme, source, owner }) =>
+                  `${scheme}: ${source}${source === 'gateway' ? '' : ` (${owner})`}`,
+              )
+              .join(', '),
+          )
+        : null,
       tool.bodyContentType ? fact('Body sent as', h('code', null, tool.bodyContentType)) : null,
       tool.tags.length > 0 ? fact('Tags', tool.tags.join(', ')) : null,
     ),

@@ -127,6 +127,12 @@ export interface ToolPage {
   }
   readonly price?: string
   readonly auth: readonly (readonly string[])[]
+  /** Where the service's configured credentials come from (never their values). */
+  readonly credentialSources: readonly {
+    readonly scheme: string
+    readonly source: 'gateway' | 'client' | 'fetched' | 'exchanged' | 'forwarded'
+    readonly owner: string
+  }[]
   readonly bodyContentType?: string
   readonly profiles: readonly string[]
   readonly arguments: readonly ArgumentRow[]

@@ -5,7 +5,13 @@ import type { Client } from './types.js'
 /** What an Authorization header proves. */
 export type Authentication =
   | { readonly kind: 'none' }
-  | { readonly kind: 'client'; readonly client: Client; readonly scopes?: readonly string[] }
+  | {
+      readonly kind: 'client'
+      readonly client: Client
+      readonly scopes?: readonly string[]
+      /** The JWT that proved it (none for a static token). */
+      readonly jwt?: string
+    }
   | {
       readonly kind: 'refused'
       readonly reason: 'bad_token' | 'keys_unavailable' | 'unknown_client' | 'insufficient_scope'
@@ -53,10 +59,10 @@ export function createAuthenticator(
       const client = matchStatic(token)
       if (client) return { kind: 'client', client }
       const known = jwt.remembered(token)
-      if (known) return { kind: 'client', client: known.client, scopes: known.scopes }
+      if (known) return { kind: 'client', client: known.client, scopes: known.scopes, jwt: token }
       if (!gate()) return UNJUDGED
       const verdict = await jwt.verify(token)
-      if (verdict.ok) return { kind: 'client', client: verdict.client, scopes: verdict.scopes }
+      if (verdict.ok) return { kind: 'client', client: verdict.client, scopes: verdict.scopes, jwt: token }
       return { kind: 'refused', ...verdict }
     },
     warm: () => jwt.warm(),

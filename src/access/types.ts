@@ -70,7 +70,13 @@ export interface AccessConfig {
 /** The caller of one request: a client that proved itself, or anonymous. */
 export type Caller =
   | { readonly kind: 'anonymous'; readonly address: string }
-  | { readonly kind: 'client'; readonly client: Client; readonly scopes?: readonly string[] }
+  | {
+      readonly kind: 'client'
+      readonly client: Client
+      readonly scopes?: readonly string[]
+      /** The verified JWT itself, when the client proved itself with one: what token exchange trades (issue 45). */
+      readonly jwt?: string
+    }
 
 /** Why a request was refused; these are the `reason` label of toolgate_access_refusals_total. */
 export type RefusalReason =

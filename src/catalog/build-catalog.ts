@@ -5,6 +5,7 @@ import { getOwn } from '../util/own.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
 import { deriveRemoteService } from './derive-remote.js'
+import { checkCredentialSchemes } from './derive-security.js'
 import { deriveService, type ServiceSettings, type ToolDraft } from './derive-service.js'
 import { DEFAULT_CATALOG_LIMITS } from './limits.js'
 import type { LoadedSource } from './load-sources.js'
@@ -12,7 +13,15 @@ import type { CatalogOptions, PolicyRule, ServiceOptions } from './options.js'
 import { createProblemSink, hasErrors, type ProblemSink } from './problems.js'
 import type { LoadedRemote } from './remote-source.js'
 import { allowedOrigins } from './server-origin.js'
-import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
+import type {
+  Catalog,
+  CredentialSourceSummary,
+  Problem,
+  Service,
+  SourceReport,
+  Tool,
+  Workflow,
+} from './types.js'
 import { assignWireNames } from './wire-name.js'
 
 export interface CatalogInput {
@@ -52,12 +61,22 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
         outputSchemas: getOwn(options.services ?? {}, names.id)?.outputSchemas !== false,
         ...originSettings(getOwn(options.services ?? {}, names.id)),
       })
+    const configured = names && getOwn(options.services ?? {}, names.id)
+    if (derived && configured) {
+      const sink = createProblemSink(source.sourceId, sourceProblems)
+      const sets = {
+        [`services.${names.id}.credentials`]: configured.credentials,
+        ...configured.clientCredentials,
+      }
+      for (const [where, credentials] of Object.entries(sets))
+        if (credentials) checkCredentialSchemes(derived.service, credentials, where, sink)
+    }
     problems.push(...sourceProblems)
     if (!derived || hasErrors(sourceProblems)) {
       failed.add(source.sourceId)
       continue
     }
-    services.push(derived.service)
+    services.push(withCredentialSources(derived.service, configured || undefined))
     drafts.push(...derived.tools)
   }
   for (const remote of input.remotes ?? []) {
@@ -226,4 +245,24 @@ function sourceReports(
       warnings: own.filter((problem) => problem.severity === 'warning').length,
     }
   })
+}
+
+/** The service with where its configured credentials come from (issue 45), when any are. */
+function withCredentialSources(service: Service, configured: ServiceOptions | undefined): Service {
+  if (!configured) return service
+  const sources: CredentialSourceSummary[] = []
+  if (configured.callerToken) sources.push({ scheme: '*', source: configured.callerToken, owner: 'caller' })
+  const add = (credentials: Readonly<Record<string, object>> | undefined, owner: string) => {
+    for (const [scheme, shape] of Object.entries(credentials ?? {}))
+      sources.push({
+        scheme,
+        source: 'clientId' in shape ? 'fetched' : owner === 'gateway' ? 'gateway' : 'client',
+        owner,
+      })
+  }
+  add(configured.credentials, 'gateway')
+  // `clients (<id>).credentials.<service>` → the client id.
+  for (const [where, credentials] of Object.entries(configured.clientCredentials ?? {}))
+    add(credentials, where.slice('clients ('.length, where.indexOf(')')))
+  return sources.length > 0 ? { ...service, credentialSources: sources } : service
 }

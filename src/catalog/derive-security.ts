@@ -28,6 +28,7 @@ export function readSecuritySchemes(
       ...(where ? { in: where } : {}),
       ...(typeof node.name === 'string' ? { paramName: node.name } : {}),
       ...(typeof node.bearerFormat === 'string' ? { bearerFormat: node.bearerFormat } : {}),
+      ...clientCredentialsTokenUrl(type, node),
     })
   }
   return out
@@ -58,4 +59,50 @@ export function readAuth(
     requirements.push({ schemes })
   }
   return requirements
+}
+
+/** An oauth2 scheme's client-credentials token endpoint, when it names an absolute http(s) URL. */
+function clientCredentialsTokenUrl(type: string, node: Record<string, unknown>): { tokenUrl?: string } {
+  if (type !== 'oauth2' || !isRecord(node.flows) || !isRecord(node.flows.clientCredentials)) return {}
+  const { tokenUrl } = node.flows.clientCredentials
+  return typeof tokenUrl === 'string' && /^https?:\/\/\S+$/.test(tokenUrl) ? { tokenUrl } : {}
+}
+
+/**
+ * The configured credentials of a service against its spec (issue 45): each names a scheme the
+ * spec defines, and an OAuth2 client (`clientId`) an oauth2 scheme with a token URL, configured
+ * or the spec's `flows.clientCredentials.tokenUrl`. Errors name the configuration path.
+ */
+export function checkCredentialSchemes(
+  service: Service,
+  credentials: Readonly<Record<string, object>>,
+  where: string,
+  sink: ProblemSink,
+): void {
+  const defined = Object.keys(service.securitySchemes)
+  for (const [name, credential] of Object.entries(credentials)) {
+    const path = `${where}.${name}`
+    const scheme = Object.hasOwn(service.securitySchemes, name) ? service.securitySchemes[name] : undefined
+    if (!scheme) {
+      sink.error(
+        'credentials-scheme-mismatch',
+        '/components/securitySchemes',
+        `${path}: the spec defines no security scheme ${name} (it defines ${defined.join(', ') || 'none'})`,
+      )
+      continue
+    }
+    if (!('clientId' in credential)) continue
+    if (scheme.type !== 'oauth2')
+      sink.error(
+        'credentials-scheme-mismatch',
+        pointerOf('components', 'securitySchemes', name),
+        `${path}: an OAuth2 client (clientId) needs an oauth2 scheme; ${name} is ${scheme.type}`,
+      )
+    else if (!('tokenUrl' in credential) && !scheme.tokenUrl)
+      sink.error(
+        'credentials-scheme-mismatch',
+        pointerOf('components', 'securitySchemes', name),
+        `${path}: scheme ${name} has no flows.clientCredentials.tokenUrl; set ${path}.tokenUrl`,
+      )
+  }
 }

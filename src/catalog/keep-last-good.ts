@@ -31,13 +31,13 @@ export function buildKeepingLastGood(
   options: CatalogOptions,
   remote: Pick<CatalogInput, 'remotes' | 'failed' | 'problems' | 'stale'> = {},
 ): RebuiltCatalog {
-  const build = (stale: readonly string[]) => {
+  const build = (stale: readonly string[], buildProblems: readonly Problem[] = []) => {
     // In file-name order, as loaded: the order of services is part of the catalog version.
     const sources = [
       ...loaded.sources.filter((source) => !stale.includes(source.sourceId)),
       ...stale.map((sourceId) => lastGood.get(sourceId)!),
     ].sort((a, b) => (a.sourceId < b.sourceId ? -1 : 1))
-    const problems: Problem[] = [...loaded.problems, ...(remote.problems ?? [])]
+    const problems: Problem[] = [...loaded.problems, ...(remote.problems ?? []), ...buildProblems]
     for (const sourceId of [...stale, ...(remote.stale ?? [])])
       createProblemSink(sourceId, problems).warn(
         'source-kept-last-good',
@@ -62,8 +62,12 @@ export function buildKeepingLastGood(
     .map((source) => source.sourceId)
     .filter((sourceId) => !stale.includes(sourceId))
   if (failedWhileBuilding.length > 0) {
+    // What broke them (a service id taken, credentials for a scheme the spec lost) stays reported.
+    const why = catalog.problems.filter(
+      (problem) => problem.severity === 'error' && failedWhileBuilding.includes(problem.file),
+    )
     stale = [...stale, ...failedWhileBuilding]
-    catalog = build(stale)
+    catalog = build(stale, why)
   }
   const used = new Map<string, LoadedSource>()
   for (const source of loaded.sources) used.set(source.sourceId, source)

@@ -12,6 +12,12 @@ export interface ServiceOptions {
   readonly upstream?: string
   /** Origins besides the service's own that an operation's servers may name and still get its credentials. */
   readonly allowOrigins?: readonly string[]
+  /** The configured credentials by scheme: checked against the spec's schemes (issue 45). */
+  readonly credentials?: Readonly<Record<string, object>>
+  /** Clients' own credentials for this service, by their configuration path: checked the same way. */
+  readonly clientCredentials?: Readonly<Record<string, Readonly<Record<string, object>>>>
+  /** The caller's token goes upstream exchanged (tokenExchange) or as it is (forwardCallerToken). */
+  readonly callerToken?: 'exchanged' | 'forwarded'
 }
 
 /** An agent profile: one more view, selecting tools by service, group/tag, tool-ID pattern and safety. */

@@ -73,6 +73,8 @@ export const PROBLEM_CODES = {
     'a multipart or form body declares no parts or fields; multipart content is sent as the parts its encoding map names, else as one part named file; a form body takes an object of fields',
   'extension-invalid': 'an x- extension has an unexpected shape and is ignored',
   'security-scheme-unknown': 'a security requirement names an undefined scheme; it is ignored',
+  'credentials-scheme-mismatch':
+    'services.<id>.credentials names a scheme the spec does not define, or an OAuth2 client for a scheme that is not oauth2 or has no token URL; the service is not served (a reload keeps its last good version)',
   'server-origin-foreign':
     "an operation's (or path's) servers point at another origin than its service's; the service's credentials are not sent there unless services.<id>.allowOrigins names it",
   'workflow-invalid': 'an Arazzo workflow or step is malformed',

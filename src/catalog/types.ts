@@ -35,6 +35,18 @@ export interface Service {
   /** Server URLs from the document, variables substituted with their defaults. */
   readonly servers: readonly string[]
   readonly securitySchemes: Readonly<Record<string, SecurityScheme>>
+  /** Where the configured upstream credentials come from (issue 45): sources and owners, never values. */
+  readonly credentialSources?: readonly CredentialSourceSummary[]
+}
+
+/**
+ * One configured credential of a service: the gateway's or a client's (`owner`), static or
+ * fetched with an OAuth2 client; or (`scheme` `*`) the caller's own token, exchanged or forwarded.
+ */
+export interface CredentialSourceSummary {
+  readonly scheme: string
+  readonly source: 'gateway' | 'client' | 'fetched' | 'exchanged' | 'forwarded'
+  readonly owner: string
 }
 
 /** A security scheme as seed 003 normalizes it: name, type, scheme, in, parameter name. */
@@ -47,6 +59,8 @@ export interface SecurityScheme {
   /** For type apiKey: the header, query or cookie name that carries the key. */
   readonly paramName?: string
   readonly bearerFormat?: string
+  /** For type oauth2: `flows.clientCredentials.tokenUrl`, where the gateway may fetch tokens (issue 45). */
+  readonly tokenUrl?: string
 }
 
 /** One way to authenticate: every scheme listed must be satisfied (OpenAPI: AND inside, OR between). */

@@ -4,7 +4,7 @@ import type { TSchema } from 'typebox'
 import { parse } from 'yaml'
 import type { AccessConfig } from '../access/types.js'
 import type { SpecReadLimits } from '../catalog/fs-reader.js'
-import type { CatalogOptions } from '../catalog/options.js'
+import type { CatalogOptions, ServiceOptions } from '../catalog/options.js'
 import {
   REMOTE_TOKEN_SCHEME,
   type RemoteReadOptions,
@@ -14,13 +14,24 @@ import type { EmbeddingsOptions } from '../search/embeddings.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { isRecord } from '../util/is-record.js'
 import { resolveAccess } from './resolve-access.js'
-import { type Env, EnvSchema, type FileConfig, FileConfigSchema } from './schema.js'
 import {
+  type CredentialConfig,
+  type Env,
+  EnvSchema,
+  type FileConfig,
+  FileConfigSchema,
+  type ServiceConfig,
+} from './schema.js'
+import {
+  type ClientCredentials,
   type Credential,
+  resolveClientCredentials,
   resolveCredentials,
   resolveSecretOrReport,
+  resolveTokenExchanges,
   type SecretContext,
   type ServiceCredentials,
+  type TokenExchanges,
 } from './secrets.js'
 
 export interface GatewayConfig {
@@ -48,6 +59,10 @@ export interface GatewayConfig {
   readonly file: FileConfig
   /** Resolved upstream credentials; every value prints as [redacted]. */
   readonly credentials: ServiceCredentials
+  /** Each client's own upstream credentials (`clients[].credentials`), by client id. */
+  readonly clientCredentials: ClientCredentials
+  /** `services.<id>.tokenExchange`, resolved: the OAuth2 client that exchanges callers' tokens. */
+  readonly tokenExchanges: TokenExchanges
   readonly redisKeyPrefix: string
   /** Who may call what (clients, mode, origins, rate limits); tokens kept as digests only. */
   readonly access: AccessConfig
@@ -121,6 +136,9 @@ export async function loadConfig(
     ])
   }
   const { credentials, problems } = await resolveCredentials(file.services ?? {}, { env: rawEnv, readText })
+  const clientCredentials = await resolveClientCredentials(file.clients ?? [], { env: rawEnv, readText })
+  problems.push(...clientCredentials.problems)
+  const tokenExchanges = await resolveTokenExchanges(file.services ?? {}, { env: rawEnv, readText }, problems)
   const access = await resolveAccess(file, production, { env: rawEnv, readText }, problems)
   const remoteSources: RemoteSourceOptions[] = []
   const allCredentials: Record<string, Record<string, Credential>> = { ...credentials }
@@ -166,6 +184,8 @@ export async function loadConfig(
     exampleUpstream: exampleUpstream === 'on' || (exampleUpstream === 'auto' && env.SPECS_DIR === undefined),
     file: withoutTokens(file),
     credentials: allCredentials,
+    clientCredentials: clientCredentials.credentials,
+    tokenExchanges,
     remoteSources,
     redisKeyPrefix: env.REDIS_KEY_PREFIX ?? 'toolgate:',
     access,
@@ -227,12 +247,72 @@ export function catalogOptions(config: GatewayConfig): CatalogOptions {
     ...(limits?.outputSchemaNodes !== undefined ? { outputSchemaNodes: limits.outputSchemaNodes } : {}),
   }
   return {
-    ...(services ? { services } : {}),
+    ...(services || Object.keys(config.clientCredentials).length > 0
+      ? { services: withoutSecrets(services ?? {}, clientCredentialShapes(config)) }
+      : {}),
     ...(Object.keys(catalogLimits).length > 0 ? { limits: catalogLimits } : {}),
     ...(profiles ? { profiles } : {}),
     ...(policies ? { policies } : {}),
     ...(config.configFile ? { configFile: config.configFile } : {}),
   }
+}
+
+/**
+ * The services as the catalog build sees them: the credentials' shapes only (an OAuth2 client and
+ * its token URL), never a secret's source or value — the build runs in another process.
+ */
+function withoutSecrets(
+  services: Readonly<Record<string, ServiceConfig>>,
+  clients: Readonly<Record<string, Record<string, Record<string, object>>>>,
+): Record<string, ServiceOptions> {
+  const ids = new Set([...Object.keys(services), ...Object.keys(clients)])
+  return Object.fromEntries(
+    [...ids].map((id) => {
+      const { credentials, tokenExchange: _exchange, ...service } = services[id] ?? {}
+      return [
+        id,
+        {
+          ...service,
+          ...(credentials ? { credentials: credentialShapes(credentials) } : {}),
+          ...(clients[id] ? { clientCredentials: clients[id] } : {}),
+          ...(services[id]?.tokenExchange
+            ? { callerToken: 'exchanged' as const }
+            : services[id]?.forwardCallerToken
+              ? { callerToken: 'forwarded' as const }
+              : {}),
+        },
+      ]
+    }),
+  )
+}
+
+/** service id → `clients (<id>).credentials.<service>` → the shapes of that client's credentials. */
+function clientCredentialShapes(config: GatewayConfig) {
+  const shapes: Record<string, Record<string, Record<string, object>>> = {}
+  for (const [clientId, services] of Object.entries(config.clientCredentials))
+    for (const [serviceId, schemes] of Object.entries(services)) {
+      shapes[serviceId] ??= {}
+      shapes[serviceId][`clients (${clientId}).credentials.${serviceId}`] = Object.fromEntries(
+        Object.entries(schemes).map(([scheme, credential]) => [
+          scheme,
+          credential.kind === 'oauth2-client'
+            ? { clientId: true, ...(credential.tokenUrl ? { tokenUrl: credential.tokenUrl } : {}) }
+            : {},
+        ]),
+      )
+    }
+  return shapes
+}
+
+function credentialShapes(credentials: Readonly<Record<string, CredentialConfig>>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(credentials).map(([scheme, credential]) => [
+      scheme,
+      'clientId' in credential
+        ? { clientId: true, ...(credential.tokenUrl ? { tokenUrl: credential.tokenUrl } : {}) }
+        : {},
+    ]),
+  )
 }
 
 /** How spec files are read: limits.specBytes and limits.readTimeoutMs, defaults in the reader. */

@@ -76,13 +76,77 @@ const SecretSource = Type.Union([
   Type.Object({ value: Type.String() }, { additionalProperties: false }),
 ])
 
-/** Per security scheme of the spec: a secret (API key, bearer token) or basic-auth username and password. */
+/**
+ * An OAuth2 client the gateway fetches tokens as (client credentials grant, issue 45). The secret
+ * is optional here only so that its absence is reported by name (secrets.ts), not as a misfit of
+ * every credential form.
+ */
+const OAuthClientSchema = Type.Object(
+  {
+    clientId: Type.Union([Type.String({ minLength: 1 }), SecretSource]),
+    clientSecret: Type.Optional(SecretSource),
+    tokenUrl: Type.Optional(
+      Type.String({
+        pattern: '^https?://[^\\s]+$',
+        description: "the token endpoint; default: the scheme's flows.clientCredentials.tokenUrl",
+        problem: 'must be an http:// or https:// URL',
+      }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), {
+        description: "scopes asked for; default: those the operation's security requirement lists",
+      }),
+    ),
+    audience: Type.Optional(
+      Type.String({ minLength: 1, description: 'sent as the RFC 8707 resource (and audience) parameter' }),
+    ),
+    auth: Type.Optional(
+      Type.String({
+        enum: ['client_secret_basic', 'client_secret_post'],
+        description: 'how the client authenticates at the token endpoint (client_secret_basic)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** RFC 8693: the caller's verified JWT traded for a token with the upstream's audience (issue 45). */
+const TokenExchangeSchema = Type.Object(
+  {
+    tokenUrl: Type.String({
+      pattern: '^https?://[^\\s]+$',
+      description: 'the token endpoint that exchanges tokens',
+      problem: 'must be an http:// or https:// URL',
+    }),
+    clientId: Type.Union([Type.String({ minLength: 1 }), SecretSource]),
+    clientSecret: Type.Optional(SecretSource),
+    audience: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'the upstream the token is asked for (audience and resource)',
+      }),
+    ),
+    scopes: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[\\x21\\x23-\\x5b\\x5d-\\x7e]+$' }), {
+        description: "scopes asked for; default: those the operation's security requirement lists",
+      }),
+    ),
+    auth: Type.Optional(Type.String({ enum: ['client_secret_basic', 'client_secret_post'] })),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * Per security scheme of the spec: a secret (API key, bearer token), basic-auth username and
+ * password, or an OAuth2 client whose tokens the gateway fetches.
+ */
 const CredentialSchema = Type.Union([
   SecretSource,
   Type.Object(
     { username: Type.Union([Type.String(), SecretSource]), password: SecretSource },
     { additionalProperties: false },
   ),
+  OAuthClientSchema,
 ])
 
 const OpalAuthRequirement = Type.Object(
@@ -112,6 +176,19 @@ const ServiceSchema = Type.Object(
     ),
     timeoutMs: Type.Optional(
       Type.Integer({ minimum: 100, maximum: 600_000, description: 'upstream response timeout' }),
+    ),
+    tokenExchange: Type.Optional(TokenExchangeSchema),
+    forwardCallerToken: Type.Optional(
+      Type.Boolean({
+        description:
+          "send the caller's own verified JWT upstream as its bearer token: only for an upstream of the gateway's own audience (MCP forbids it otherwise; prefer tokenExchange)",
+      }),
+    ),
+    requireClientCredentials: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: only a client's own credentials (clients[].credentials.<service>) are sent; a caller without them is refused, never given the gateway's",
+      }),
     ),
     outputSchemas: Type.Optional(
       Type.Boolean({
@@ -182,6 +259,13 @@ const UpstreamSchema = Type.Object(
     timeoutMs: Type.Optional(Type.Integer({ minimum: 100, maximum: 600_000 })),
     maxResponseBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1_073_741_824 })),
     connectionsPerOrigin: Type.Optional(Type.Integer({ minimum: 1, maximum: 1024 })),
+    tokenTimeoutMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 120_000,
+        description: 'bound on one request to an OAuth2 token endpoint, in ms (10000)',
+      }),
+    ),
     breaker: Type.Optional(
       Type.Object(
         {
@@ -310,6 +394,16 @@ const ClientSchema = Type.Object(
     rateLimit: Type.Optional(RateLimitSchema),
     operator: Type.Optional(Type.Boolean({ description: 'may read /catalog and /catalog/reloads' })),
     sessions: Type.Optional(Type.Boolean({ description: 'may create sessions (POST /api/sessions)' })),
+    credentials: Type.Optional(
+      Type.Record(
+        Type.String({ minLength: 1 }),
+        Type.Record(Type.String({ minLength: 1 }), CredentialSchema),
+        {
+          description:
+            "this client's own upstream credentials, by service id and security scheme: they replace the gateway's for its calls (issue 45)",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

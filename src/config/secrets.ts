@@ -1,6 +1,6 @@
 import { inspect } from 'node:util'
 import { isHeaderValue } from '../util/header-value.js'
-import type { CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
+import type { ClientFileConfig, CredentialConfig, SecretSourceConfig, ServiceConfig } from './schema.js'
 
 /** What a secret prints as everywhere: logs, JSON, and a dry run's request (issue 19). */
 export const REDACTED = '[redacted]'
@@ -28,9 +28,23 @@ export class Secret {
   }
 }
 
+/** An OAuth2 client the gateway fetches tokens as (client credentials grant, issue 45). */
+export interface OAuthClientCredential {
+  readonly kind: 'oauth2-client'
+  readonly clientId: Secret
+  readonly clientSecret: Secret
+  /** Configured token endpoint; unset: the scheme's `flows.clientCredentials.tokenUrl`. */
+  readonly tokenUrl?: string
+  /** Configured scopes; unset: those the operation's security requirement lists. */
+  readonly scopes?: readonly string[]
+  readonly audience?: string
+  readonly auth: 'client_secret_basic' | 'client_secret_post'
+}
+
 export type Credential =
   | { readonly kind: 'secret'; readonly secret: Secret }
   | { readonly kind: 'basic'; readonly username: Secret; readonly password: Secret }
+  | OAuthClientCredential
 
 /** service id → security scheme name → credential. */
 export type ServiceCredentials = Readonly<Record<string, Readonly<Record<string, Credential>>>>
@@ -61,11 +75,40 @@ export async function resolveCredentials(
   return { credentials, problems }
 }
 
+/** client id → its own credentials (`clients[].credentials`), by service id and scheme. */
+export type ClientCredentials = Readonly<Record<string, ServiceCredentials>>
+
+/** Resolves every client's own upstream credentials at boot; problems are named by their path. */
+export async function resolveClientCredentials(
+  clients: readonly ClientFileConfig[],
+  context: SecretContext,
+): Promise<{ credentials: ClientCredentials; problems: string[] }> {
+  const credentials: Record<string, Record<string, Record<string, Credential>>> = {}
+  const problems: string[] = []
+  for (const [index, client] of clients.entries()) {
+    for (const [serviceId, schemes] of Object.entries(client.credentials ?? {})) {
+      for (const [scheme, config] of Object.entries(schemes)) {
+        const where = `clients[${index}] (${client.id}).credentials.${serviceId}.${scheme}`
+        try {
+          const resolved = await resolveCredential(config, context, where)
+          credentials[client.id] ??= {}
+          credentials[client.id]![serviceId] ??= {}
+          credentials[client.id]![serviceId]![scheme] = resolved
+        } catch (err) {
+          problems.push((err as Error).message)
+        }
+      }
+    }
+  }
+  return { credentials, problems }
+}
+
 async function resolveCredential(
   config: CredentialConfig,
   context: SecretContext,
   where: string,
 ): Promise<Credential> {
+  if ('clientId' in config) return resolveOAuthClient(config, context, where)
   if ('password' in config) {
     // Basic credentials travel base64-encoded: any text but a control character can go.
     const username =
@@ -79,6 +122,61 @@ async function resolveCredential(
     }
   }
   return { kind: 'secret', secret: await resolveSecret(config, context, where) }
+}
+
+type OAuthClientConfig = Extract<CredentialConfig, { clientId: unknown }>
+
+/** service id → the OAuth2 client that exchanges callers' tokens for it (RFC 8693), its tokenUrl set. */
+export type TokenExchanges = Readonly<Record<string, OAuthClientCredential & { readonly tokenUrl: string }>>
+
+/** Resolves `services.<id>.tokenExchange` at boot; problems are named by their path. */
+export async function resolveTokenExchanges(
+  services: Readonly<Record<string, ServiceConfig>>,
+  context: SecretContext,
+  problems: string[],
+): Promise<TokenExchanges> {
+  const exchanges: Record<string, OAuthClientCredential & { tokenUrl: string }> = {}
+  for (const [serviceId, service] of Object.entries(services)) {
+    const exchange = service.tokenExchange
+    if (!exchange) continue
+    const where = `services.${serviceId}.tokenExchange`
+    if (service.forwardCallerToken)
+      problems.push(`${where}: exchange the caller's token or forward it (forwardCallerToken), not both`)
+    try {
+      exchanges[serviceId] = {
+        ...(await resolveOAuthClient(exchange, context, where)),
+        tokenUrl: exchange.tokenUrl,
+      }
+    } catch (err) {
+      problems.push((err as Error).message)
+    }
+  }
+  return exchanges
+}
+
+async function resolveOAuthClient(
+  config: OAuthClientConfig | NonNullable<ServiceConfig['tokenExchange']>,
+  context: SecretContext,
+  where: string,
+): Promise<OAuthClientCredential> {
+  if (!config.clientSecret)
+    throw new Error(
+      `${where}.clientSecret: a clientId needs its clientSecret ({ env }, { file } or { value })`,
+    )
+  // Both may travel base64-encoded in Authorization (client_secret_basic) or in a form body.
+  const clientId =
+    typeof config.clientId === 'string'
+      ? checked(new Secret(config.clientId), 'encoded', `${where}.clientId`)
+      : await resolveSecret(config.clientId, context, `${where}.clientId`, 'encoded')
+  return {
+    kind: 'oauth2-client',
+    clientId,
+    clientSecret: await resolveSecret(config.clientSecret, context, `${where}.clientSecret`, 'encoded'),
+    ...(config.tokenUrl ? { tokenUrl: config.tokenUrl } : {}),
+    ...(config.scopes ? { scopes: config.scopes } : {}),
+    ...(config.audience ? { audience: config.audience } : {}),
+    auth: config.auth === 'client_secret_post' ? 'client_secret_post' : 'client_secret_basic',
+  }
 }
 
 /**

@@ -1,10 +1,18 @@
 import type { PolicyRule } from '../catalog/options.js'
 import type { RetryPolicy, Service, Tool } from '../catalog/types.js'
-import type { ServiceCredentials } from '../config/secrets.js'
+import {
+  type ClientCredentials,
+  REDACTED,
+  type ServiceCredentials,
+  type TokenExchanges,
+} from '../config/secrets.js'
 import { errors } from '../errors.js'
+import type { UpstreamTokens } from '../identity/upstream-tokens.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
 import { buildRequest, resolveBaseUrl, serviceOrigin, type UpstreamRequest } from './build-request.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from './check-argument-values.js'
+import { authorize, pendingTokens } from './fetched-tokens.js'
+import { credentialSources } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
@@ -24,6 +32,10 @@ export interface ServiceSettings {
   readonly forwardAccessToken?: boolean
   /** `services.<id>.allowOrigins`, as origins: besides its own, where its credentials may go. */
   readonly allowOrigins?: readonly string[]
+  /** `services.<id>.requireClientCredentials`: a caller without its own credentials is refused. */
+  readonly requireClientCredentials?: boolean
+  /** `services.<id>.forwardCallerToken`: the caller's verified JWT goes upstream as it is (same audience only). */
+  readonly forwardCallerToken?: boolean
 }
 
 /** What a call to a foreign origin carries: no service's credentials. */
@@ -32,6 +44,8 @@ const NO_CREDENTIALS: ServiceCredentials = Object.freeze({})
 export interface ExecutorDeps {
   readonly client: UpstreamClient
   readonly credentials: ServiceCredentials
+  /** Each client's own credentials (`clients[].credentials`): for its calls they replace the gateway's. */
+  readonly clientCredentials?: ClientCredentials
   readonly services: Readonly<Record<string, ServiceSettings>>
   readonly policies: readonly PolicyRule[]
   readonly userAgent: string
@@ -39,6 +53,10 @@ export interface ExecutorDeps {
   readonly argumentDepth?: number
   /** Told about every upstream call once it ends (metrics). */
   readonly observe?: (call: UpstreamCallRecord) => void
+  /** Fetches the tokens of OAuth2 client-credentials schemes and exchanges callers' tokens (issue 45). */
+  readonly tokens?: UpstreamTokens
+  /** `services.<id>.tokenExchange`: the OAuth2 client that exchanges the caller's JWT for the upstream. */
+  readonly tokenExchanges?: TokenExchanges
 }
 
 /** One upstream call as the metrics see it. */
@@ -67,6 +85,12 @@ export interface Executor {
 /** A call made ready to send: validated, built, credentials in, approval decided. */
 interface Prepared {
   readonly request: UpstreamRequest
+  /** The credentials the request carries: none when it leaves the service's origin. */
+  readonly credentials: ServiceCredentials
+  /** Whose they are: `gateway`, or the calling client's id. */
+  readonly owner: string
+  /** The caller's JWT is traded for the upstream (RFC 8693) on the way out. */
+  readonly exchanges: boolean
   readonly settings: ServiceSettings
   readonly approved: boolean
   readonly jsonrpc: boolean
@@ -102,20 +126,104 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     const trusted =
       baseUrl.origin === serviceOrigin(tool, service, settings.upstream) ||
       (settings.allowOrigins?.includes(baseUrl.origin) ?? false)
+    // A client's own credentials for the service replace all of the gateway's: never a mix.
+    const own = call.clientId !== undefined ? deps.clientCredentials?.[call.clientId] : undefined
+    const owned = own?.[service.id] !== undefined
+    if (!owned && settings.requireClientCredentials)
+      return refusal(
+        new errors.upstreamClientCredentialsRequired(service.id, call.clientId ?? 'anonymous', service.id),
+        tool,
+      )
+    const credentials = !trusted ? NO_CREDENTIALS : owned ? own! : deps.credentials
+    const asCaller = deps.tokenExchanges?.[service.id] !== undefined || settings.forwardCallerToken === true
+    if (asCaller && call.callerJwt === undefined)
+      return refusal(
+        new errors.upstreamCallerTokenMissing(
+          service.id,
+          call.clientId === undefined ? 'anonymously' : 'with a static token',
+        ),
+        tool,
+      )
     const built = buildRequest(tool, checked.arguments, {
       service,
       baseUrl,
-      credentials: trusted ? deps.credentials : NO_CREDENTIALS,
+      credentials,
       userAgent: deps.userAgent,
       redactCredentials,
-      bearerOverride: (trusted && settings.forwardAccessToken && call.accessToken) || undefined,
+      bearerOverride:
+        (trusted &&
+          ((settings.forwardAccessToken && call.accessToken) ||
+            (settings.forwardCallerToken && call.callerJwt))) ||
+        undefined,
       requestId: call.requestId,
     })
     if (!built.ok) return invalidArguments(tool, built.violations)
     const approved = call.approval === tool.wireName || call.approval === tool.id || grantedByPolicy(tool)
     const jsonrpc = tool.remote?.protocol === 'jsonrpc'
     const request = jsonrpc ? asJsonRpcRequest(built.request, tool.remote!.name) : built.request
-    return { request, settings, approved, jsonrpc }
+    const exchanges = trusted && deps.tokenExchanges?.[service.id] !== undefined
+    return {
+      request,
+      credentials,
+      owner: owned ? call.clientId! : 'gateway',
+      exchanges,
+      settings,
+      approved,
+      jsonrpc,
+    }
+  }
+
+  const send = async (
+    request: UpstreamRequest,
+    call: ToolCall,
+    scope: ExecutionScope,
+    settings: ServiceSettings,
+  ) => {
+    const { tool } = call
+    const started = performance.now()
+    const result = await deps.client.send(request, {
+      idempotent: tool.safety.idempotent,
+      retry: tool.retry ?? DEFAULT_RETRY,
+      timeoutMs: settings.timeoutMs || undefined,
+      signal: call.signal,
+      caller: { tool: tool.id, client: call.client ?? 'anonymous' },
+      urlTemplate: tool.path,
+    })
+    deps.observe?.({
+      service: scope.service.id,
+      result: 'failure' in result ? result.failure : result.status,
+      durationSeconds: (performance.now() - started) / 1000,
+    })
+    return result
+  }
+
+  /**
+   * Sends with the call's fetched tokens (issue 45). A 401 to them refreshes them once; an
+   * idempotent tool is then sent once more, any other answers the 401 (its next call gets the
+   * new token).
+   */
+  const sendAuthorized = async (
+    prepared: Prepared,
+    call: ToolCall,
+    scope: ExecutionScope,
+  ): Promise<RawResponse | Failure | Refusal> => {
+    const pending = pendingTokens({
+      tool: call.tool,
+      service: scope.service,
+      credentials: prepared.credentials,
+      owner: prepared.owner,
+      exchange: prepared.exchanges ? deps.tokenExchanges?.[scope.service.id] : undefined,
+      callerJwt: call.callerJwt,
+      tokens: deps.tokens,
+    })
+    if (pending.length === 0) return send(prepared.request, call, scope, prepared.settings)
+    const first = await authorize(prepared.request, pending, call.tool)
+    if ('kind' in first) return first
+    const result = await send(first.request, call, scope, prepared.settings)
+    if ('failure' in result || result.status !== 401) return result
+    const renewed = await authorize(prepared.request, pending, call.tool, first.tokens)
+    if ('kind' in renewed || !call.tool.safety.idempotent) return result
+    return send(renewed.request, call, scope, prepared.settings)
   }
 
   return {
@@ -123,24 +231,12 @@ export function createExecutor(deps: ExecutorDeps): Executor {
       const { tool } = call
       const prepared = prepare(call, scope, false)
       if ('kind' in prepared) return prepared
-      const { request, settings, jsonrpc } = prepared
+      const { request, jsonrpc } = prepared
       if (tool.safety.requiresApproval && !prepared.approved) {
         return refusal(new errors.toolApprovalRequired(tool.wireName, tool.wireName), tool)
       }
-      const started = performance.now()
-      const result = await deps.client.send(request, {
-        idempotent: tool.safety.idempotent,
-        retry: tool.retry ?? DEFAULT_RETRY,
-        timeoutMs: settings.timeoutMs || undefined,
-        signal: call.signal,
-        caller: { tool: tool.id, client: call.client ?? 'anonymous' },
-        urlTemplate: tool.path,
-      })
-      deps.observe?.({
-        service: scope.service.id,
-        result: 'failure' in result ? result.failure : result.status,
-        durationSeconds: (performance.now() - started) / 1000,
-      })
+      const result = await sendAuthorized(prepared, call, scope)
+      if ('kind' in result) return result
       if ('failure' in result) return failed(result, tool, request.origin)
       return (jsonrpc && fromJsonRpcResponse(result, tool, request)) || answered(result, request.origin)
     },
@@ -150,9 +246,24 @@ export function createExecutor(deps: ExecutorDeps): Executor {
     async dryRun(call, scope) {
       const prepared = prepare(call, scope, true)
       if ('kind' in prepared) return prepared
+      const asCaller = prepared.exchanges
+        ? 'exchanged'
+        : prepared.settings.forwardCallerToken
+          ? 'forwarded'
+          : undefined
+      // The exchanged token is fetched only when the call is sent; the dry run shows where it goes.
+      const request = prepared.exchanges
+        ? {
+            ...prepared.request,
+            headers: { ...prepared.request.headers, authorization: `Bearer ${REDACTED}` },
+          }
+        : prepared.request
       return {
         kind: 'dry-run',
-        request: await previewRequest(prepared.request),
+        request: await previewRequest(request),
+        credentials: asCaller
+          ? [{ scheme: '*', source: asCaller, owner: call.clientId ?? 'anonymous' }]
+          : credentialSources(call.tool, scope.service, prepared.credentials, prepared.owner),
         approvalRequired: call.tool.safety.requiresApproval,
         approved: prepared.approved,
       }

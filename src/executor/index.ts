@@ -12,6 +12,7 @@ export {
   type UpstreamCallRecord,
 } from './execute-tool.js'
 export type {
+  CredentialSource,
   DryRun,
   DryRunOutcome,
   PreviewBody,

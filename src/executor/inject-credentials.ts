@@ -1,6 +1,13 @@
-import type { SecurityScheme, Service, Tool } from '../catalog/types.js'
-import { type Credential, REDACTED, type ServiceCredentials } from '../config/secrets.js'
+import type { AuthRequirement, SecurityScheme, Service, Tool } from '../catalog/types.js'
+import {
+  type Credential,
+  type OAuthClientCredential,
+  REDACTED,
+  type ServiceCredentials,
+} from '../config/secrets.js'
+import type { TokenNeed } from '../identity/upstream-tokens.js'
 import { encodeCookieName, encodeValue } from './serialize-parameters.js'
+import type { CredentialSource } from './types.js'
 
 export interface RequestAuth {
   /** Lower-case header name → value. */
@@ -47,9 +54,7 @@ export function injectCredentials(
 ): RequestAuth {
   const write = options.redact ? REDACTING : REVEALING
   const configured = credentials[service.id]
-  const usable = configured
-    ? tool.auth.find((alternative) => alternative.schemes.every(({ scheme }) => configured[scheme]))
-    : undefined
+  const usable = usableAlternative(tool, service, configured)
   // Most calls carry no credential: one shared, frozen answer instead of two Sets per call.
   if (!usable && !options.bearerOverride) return NO_AUTH
   const auth: RequestAuth = {
@@ -65,6 +70,78 @@ export function injectCredentials(
   }
   if (options.bearerOverride) auth.headers.authorization = `Bearer ${write.raw(options.bearerOverride)}`
   return auth
+}
+
+/** The first of the tool's alternatives whose every scheme has a credential the gateway can send. */
+function usableAlternative(
+  tool: Tool,
+  service: Service,
+  configured: Readonly<Record<string, Credential>> | undefined,
+): AuthRequirement | undefined {
+  if (!configured) return undefined
+  return tool.auth.find((alternative) =>
+    alternative.schemes.every(({ scheme }) => {
+      const credential = configured[scheme]
+      // A client without a token endpoint has nothing to send.
+      return credential?.kind === 'oauth2-client'
+        ? tokenUrlOf(credential, service.securitySchemes[scheme])
+        : credential
+    }),
+  )
+}
+
+function tokenUrlOf(
+  credential: OAuthClientCredential,
+  scheme: SecurityScheme | undefined,
+): string | undefined {
+  return credential.tokenUrl ?? scheme?.tokenUrl
+}
+
+/**
+ * The tokens a call needs fetched (issue 45): the OAuth2 clients of the alternative
+ * `injectCredentials` uses, with the configured scopes or else the operation's. They go into
+ * Authorization once fetched; `injectCredentials` leaves it unset for them (a dry run shows
+ * `Bearer [redacted]`).
+ */
+export function tokenNeeds(
+  tool: Tool,
+  service: Service,
+  credentials: ServiceCredentials,
+  owner: string,
+): TokenNeed[] {
+  const configured = credentials[service.id]
+  const needs: TokenNeed[] = []
+  for (const { scheme, scopes } of usableAlternative(tool, service, configured)?.schemes ?? []) {
+    const credential = configured?.[scheme]
+    if (credential?.kind !== 'oauth2-client') continue
+    const tokenUrl = tokenUrlOf(credential, service.securitySchemes[scheme])
+    if (tokenUrl)
+      needs.push({
+        service: service.id,
+        scheme,
+        credential,
+        tokenUrl,
+        scopes: credential.scopes ?? scopes,
+        owner,
+      })
+  }
+  return needs
+}
+
+/** Where each credential of the alternative `injectCredentials` uses comes from (issue 45), never its value. */
+export function credentialSources(
+  tool: Tool,
+  service: Service,
+  credentials: ServiceCredentials,
+  owner: string,
+): CredentialSource[] {
+  const configured = credentials[service.id]
+  return (usableAlternative(tool, service, configured)?.schemes ?? []).map(({ scheme }) => ({
+    scheme,
+    source:
+      configured?.[scheme]?.kind === 'oauth2-client' ? 'fetched' : owner === 'gateway' ? 'gateway' : 'client',
+    owner,
+  }))
 }
 
 /** How a secret becomes text in the request: as it is (encoded where it goes), or `[redacted]` — readable, never percent-encoded. */
@@ -89,6 +166,11 @@ function apply(scheme: SecurityScheme, credential: Credential, auth: RequestAuth
   if (credential.kind === 'basic') {
     const pair = `${credential.username.reveal()}:${credential.password.reveal()}`
     auth.headers.authorization = `Basic ${write.base64(pair)}`
+    return
+  }
+  if (credential.kind === 'oauth2-client') {
+    // Fetched when the call is sent (execute-tool.ts); a dry run fetches nothing.
+    if (write === REDACTING) auth.headers.authorization = `Bearer ${REDACTED}`
     return
   }
   const secret = credential.secret.reveal()

@@ -16,6 +16,13 @@ export interface ToolCall {
    * this client's own circuit for the tool, not against the upstream for everyone (issue 41 class 5).
    */
   readonly client?: string
+  /**
+   * The authenticated client's id, unset for an anonymous caller: its own upstream credentials
+   * (`clients[].credentials`) replace the gateway's (issue 45).
+   */
+  readonly clientId?: string | undefined
+  /** The caller's verified JWT (access layer), unset for a static token: what token exchange trades. */
+  readonly callerJwt?: string | undefined
 }
 
 /** What the upstream answered, its body read and typed (SPEC §3 step 6). */
@@ -76,10 +83,25 @@ export interface RequestPreview {
   readonly body: PreviewBody | null
 }
 
+/**
+ * Where a call's credential for one security scheme comes from (issue 45), never its value:
+ * the gateway's configuration, the calling client's own, a token fetched with either's OAuth2
+ * client (`owner` says whose), the caller's token exchanged (RFC 8693) or forwarded as it is
+ * (`forwardCallerToken`) — for those two `scheme` is `*`: they replace every other credential.
+ */
+export interface CredentialSource {
+  readonly scheme: string
+  readonly source: 'gateway' | 'client' | 'fetched' | 'exchanged' | 'forwarded'
+  /** `gateway`, or the id of the client whose credential it is. */
+  readonly owner: string
+}
+
 /** A dry run's answer (issue 19): nothing was sent. */
 export interface DryRun {
   readonly kind: 'dry-run'
   readonly request: RequestPreview
+  /** The credentials the request carries, by scheme: their source, never their value. */
+  readonly credentials: readonly CredentialSource[]
   /** Whether a real call of this tool needs an approval… */
   readonly approvalRequired: boolean
   /** …and whether this call (X-Toolgate-Approval) or a policy grants it. */

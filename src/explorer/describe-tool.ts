@@ -1,4 +1,11 @@
-import type { ArgumentTarget, Catalog, JsonSchema, Service, Tool } from '../catalog/types.js'
+import type {
+  ArgumentTarget,
+  Catalog,
+  CredentialSourceSummary,
+  JsonSchema,
+  Service,
+  Tool,
+} from '../catalog/types.js'
 import { isRecord } from '../util/is-record.js'
 
 /** One row of a tool's argument table: the name an agent sends, and where the gateway puts it. */
@@ -38,6 +45,8 @@ export interface ToolFacts {
   readonly price?: string
   /** The security schemes a call may use, one list per alternative. */
   readonly auth: readonly (readonly string[])[]
+  /** Where the service's configured credentials come from (issue 45), never their values. */
+  readonly credentialSources: readonly CredentialSourceSummary[]
   readonly bodyContentType?: string
   /** The profiles (views) that list it. */
   readonly profiles: readonly string[]
@@ -67,6 +76,7 @@ export function describeTool(catalog: Catalog, service: Service, tool: Tool): To
     safety: tool.safety,
     ...(tool.price ? { price: tool.price } : {}),
     auth: tool.auth.map((alternative) => alternative.schemes.map(({ scheme }) => scheme)),
+    credentialSources: service.credentialSources ?? [],
     ...(tool.binding.bodyContentType ? { bodyContentType: tool.binding.bodyContentType } : {}),
     profiles: Object.values(catalog.views)
       .filter((view) => view.toolIds.includes(tool.id))

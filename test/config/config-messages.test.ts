@@ -75,7 +75,8 @@ describe('configuration messages name what is wrong (issue 42)', () => {
       {
         make: withCredential,
         where: 'services.tickets.credentials.bearerAuth',
-        forms: '{ env }, { file }, { value } or { username, password }',
+        forms:
+          '{ env }, { file }, { value }, { username, password } or { clientId, clientSecret, tokenUrl, scopes, audience, auth }',
       },
       { make: withRemoteToken, where: 'remoteSources.0.token', forms: '{ env }, { file } or { value }' },
     ]
