@@ -57,8 +57,14 @@ export async function startOidcServer(
       ...client,
     })),
     scopes: [...API_SCOPES],
-    // Set, so the provider does not warn about its defaults; resource servers set the tokens' own.
-    ttl: { AccessToken: 300, ClientCredentials: 300, Grant: 300 },
+    // Set, so the provider does not warn about its defaults. A client-credentials token lives what the
+    // provider's ClientCredentials TTL says (the resource server's accessTokenTTL did not shorten or
+    // lengthen it): both read the test's current value.
+    ttl: {
+      AccessToken: () => state.accessTokenTtl,
+      ClientCredentials: () => state.accessTokenTtl,
+      Grant: 300,
+    },
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
