@@ -1,4 +1,5 @@
 import { type Dispatcher, request } from 'undici'
+import { traceTokenRequest } from '../tracing/token-span.js'
 import { isRecord } from '../util/is-record.js'
 
 /** What the gateway asks a token endpoint for: the client credentials grant (RFC 6749 §4.4). */
@@ -62,6 +63,20 @@ export async function fetchToken(
     form.set('client_id', token.clientId)
     form.set('client_secret', token.clientSecret)
   }
+  return traceTokenRequest(
+    { tokenUrl: token.tokenUrl, grantType: token.form.grant_type },
+    headers,
+    () => send(token, form, headers, options),
+    (answer) => ('failure' in answer ? answer : { ok: true }),
+  )
+}
+
+async function send(
+  token: TokenRequest,
+  form: URLSearchParams,
+  headers: Record<string, string>,
+  options: TokenEndpointOptions,
+): Promise<IssuedToken | TokenFailure> {
   const signal = AbortSignal.timeout(options.timeoutMs)
   try {
     const answer = await request(token.tokenUrl, {

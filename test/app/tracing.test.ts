@@ -2,7 +2,8 @@
 // One SDK per process (OpenTelemetry's providers are global): started once for this file.
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
+import { readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { after, test } from 'node:test'
 import fc from 'fast-check'
@@ -13,8 +14,10 @@ import { startTracing } from '../../src/tracing/start-tracing.js'
 import { isTracingEnabled } from '../../src/tracing/tracing-enabled.js'
 import { configFile } from '../helpers/app.js'
 import { HANG_BOUND_MS } from '../helpers/hang.js'
+import { oauthSpec, startOidcServer, startProtectedApi } from '../helpers/oidc-provider.js'
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js'
 import { fromRoot } from '../helpers/paths.js'
+import { tempDir } from '../helpers/specs-dir.js'
 import { startUpstream, type TestUpstream } from '../helpers/upstreams.js'
 
 const receiver = await startOtlpReceiver()
@@ -173,6 +176,42 @@ test('a call with a traceparent: server, tool and upstream spans in that trace, 
     assert.equal(line.trace_id, trace, JSON.stringify(line))
     assert.equal(line.span_id, server.spanId)
   }
+})
+
+test('a fetched OAuth2 token is a CLIENT span under the tool span; the provider gets its traceparent, no secret or token is exported', {
+  timeout: HANG_BOUND_MS,
+}, async (t) => {
+  const clientSecret = `secret-${randomBytes(12).toString('hex')}`
+  const oidc = await startOidcServer(t, [{ client_id: 'gateway', client_secret: clientSecret }])
+  const api = await startProtectedApi(t, oidc)
+  const specs = await tempDir(t)
+  await writeFile(join(specs, 'api.json'), oauthSpec(api.url, oidc.tokenUrl))
+  const file = await configFile(
+    `services:\n  api:\n    credentials:\n      oauth: { clientId: gateway, clientSecret: { value: ${clientSecret} } }\n`,
+  )
+  const config = await loadConfig(
+    { SPECS_DIR: specs, TOOLGATE_CONFIG: file, SPECS_POLL_INTERVAL: '0', LOG_LEVEL: 'silent' },
+    (path) => readFile(path, 'utf8'),
+  )
+  const app = await buildApp({ config, tracing })
+  t.after(() => app.close())
+  const trace = traceId()
+  const res = await callTool(app, 'api_list_tickets', {}, { traceparent: `00-${trace}-${parentId()}-01` })
+  assert.equal(res.statusCode, 200, res.body)
+  const spans = await spansOf(receiver, trace, 2)
+  const tool = spans.find((span) => span.name.startsWith('execute_tool'))!
+  const token = spans.find((span) => span.kind === CLIENT && span.attributes['url.path'] === '/token')
+  assert.ok(token, spans.map((span) => span.name).join(', '))
+  assert.equal(token.name, 'POST')
+  assert.equal(token.parentSpanId, tool.spanId, 'the token request belongs to the tool call')
+  assert.equal(token.attributes['toolgate.token.grant_type'], 'client_credentials')
+  assert.equal(token.attributes['error.type'], undefined)
+  assert.deepEqual(oidc.tokenTraceparents(), [`00-${trace}-${token.spanId}-01`])
+  // Neither the client's secret nor the token it got appears in anything exported.
+  const issued = api.calls[0]!.token!
+  const exported = Buffer.concat(receiver.bodies).toString('latin1')
+  for (const secret of [clientSecret, issued, Buffer.from(`gateway:${clientSecret}`).toString('base64')])
+    assert.ok(!exported.includes(secret), 'a secret reached the collector')
 })
 
 test('the tool ID in the span is the catalog’s: a refused call records its code and counts the validation failures', {

@@ -14,6 +14,8 @@ export interface OidcServer {
   readonly jwksUrl: string
   /** POST /token requests received so far (every grant, every answer). */
   tokenRequests(): number
+  /** Each POST /token request's `traceparent` header, in order (issue 46). */
+  tokenTraceparents(): (string | undefined)[]
   /** Seconds an access token lives (the resource server's accessTokenTTL); change it between fetches. */
   accessTokenTtl: number
   close(): Promise<void>
@@ -46,7 +48,7 @@ export async function startOidcServer(
   const server: Server = createServer()
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  const state = { tokenRequests: 0, accessTokenTtl: 300 }
+  const state = { tokenRequests: 0, accessTokenTtl: 300, traceparents: [] as (string | undefined)[] }
   const provider = new Provider(issuer, {
     jwks: { keys: [jwk] },
     clients: clients.map((client) => ({
@@ -88,7 +90,11 @@ export async function startOidcServer(
   if (subjects) registerTokenExchange(provider, subjects, () => state.accessTokenTtl)
   const handle = provider.callback()
   server.on('request', (req, res) => {
-    if (req.method === 'POST' && req.url?.startsWith('/token')) state.tokenRequests++
+    if (req.method === 'POST' && req.url?.startsWith('/token')) {
+      state.tokenRequests++
+      const traceparent = req.headers.traceparent
+      state.traceparents.push(Array.isArray(traceparent) ? traceparent.join(',') : traceparent)
+    }
     handle(req, res)
   })
   server.on('connection', (socket) => {
@@ -105,6 +111,7 @@ export async function startOidcServer(
     tokenUrl: `${issuer}/token`,
     jwksUrl: `${issuer}/jwks`,
     tokenRequests: () => state.tokenRequests,
+    tokenTraceparents: () => [...state.traceparents],
     get accessTokenTtl() {
       return state.accessTokenTtl
     },
