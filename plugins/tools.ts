@@ -12,6 +12,7 @@ import {
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
+import { DEFAULT_WORKFLOW_SETTINGS, withWorkflows } from '../src/executor/workflow/workflow-executor.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -52,7 +53,7 @@ const DRY_RUN: Readonly<Record<string, boolean>> = { true: true, 1: true, false:
 async function tools(fastify: FastifyInstance) {
   const client = createUpstreamClient(clientOptions(fastify.config))
   fastify.addHook('onClose', () => client.close())
-  const executor = createExecutor({
+  const operations = createExecutor({
     client,
     credentials: fastify.config.credentials,
     services: serviceSettings(fastify.config),
@@ -62,6 +63,14 @@ async function tools(fastify: FastifyInstance) {
       ? { argumentDepth: fastify.config.file.limits.argumentDepth }
       : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
+  })
+  const executor = withWorkflows(operations, {
+    current: () => fastify.catalogStore.current(),
+    policies: fastify.config.file.policies ?? [],
+    settings: { ...DEFAULT_WORKFLOW_SETTINGS, ...fastify.config.file.workflows },
+    ...(fastify.config.file.limits?.argumentDepth
+      ? { argumentDepth: fastify.config.file.limits.argumentDepth }
+      : {}),
   })
   fastify.decorate('upstreamClient', client)
   fastify.decorate('executor', executor)
@@ -104,13 +113,14 @@ async function tools(fastify: FastifyInstance) {
       const logged = outcome.kind === 'refusal' ? { status: outcome.status, code: outcome.body.code } : {}
       request.log.info({ tool: tool.id, client, dryRun: true, ...logged }, 'tool dry run')
       if (outcome.kind === 'refusal') return sendOutcome(reply, outcome)
-      const { request: upstreamRequest, approvalRequired, approved } = outcome
+      const { request: upstreamRequest, approvalRequired, approved, workflow } = outcome
       return reply.send({
         dryRun: true,
         tool: tool.wireName,
         request: upstreamRequest,
         approvalRequired,
         approved,
+        ...(workflow ? { workflow } : {}),
       })
     }
     fastify.gatewayMetrics.toolCalled(client, 'rest')

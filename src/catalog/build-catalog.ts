@@ -1,6 +1,7 @@
 import { contentHash } from '../util/content-hash.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { isRecord } from '../util/is-record.js'
 import { getOwn } from '../util/own.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
@@ -14,6 +15,7 @@ import type { LoadedRemote } from './remote-source.js'
 import { allowedOrigins } from './server-origin.js'
 import type { Catalog, Problem, Service, SourceReport, Tool, Workflow } from './types.js'
 import { assignWireNames } from './wire-name.js'
+import { workflowTools } from './workflow-tools.js'
 
 export interface CatalogInput {
   readonly sources: readonly LoadedSource[]
@@ -75,8 +77,17 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     services.push(derived.service)
     drafts.push(...derived.tools)
   }
-  const tools = nameTools(applyPolicies(drafts, options.policies ?? []), services, problems)
-  const workflows = buildAllWorkflows(input.sources, services, tools, problems, failed)
+  const operations = applyPolicies(drafts, options.policies ?? [])
+  const workflows = buildAllWorkflows(input.sources, services, operations, problems, failed)
+  const offered = workflowTools(workflows, operations, services, arazzoTitles(input.sources), (file) =>
+    createProblemSink(file, problems),
+  )
+  services.push(...offered.services)
+  const tools = nameTools(
+    [...operations, ...applyPolicies(offered.tools, options.policies ?? [])],
+    services,
+    problems,
+  )
   const views = buildViews(tools, services, options.profiles ?? {}, configSink)
   const version = contentHash({ services, tools, views, workflows }).slice(0, VERSION_LENGTH)
   const sortedProblems = sortProblems(problems)
@@ -180,10 +191,21 @@ function nameTools(drafts: readonly ToolDraft[], services: readonly Service[], p
   return tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
+/** `info.title` of each Arazzo file: the title of the service its workflow tools belong to. */
+function arazzoTitles(sources: readonly LoadedSource[]): Map<string, string> {
+  const titles = new Map<string, string>()
+  for (const source of sources) {
+    const info = source.document.info
+    if (source.kind === 'arazzo' && isRecord(info) && typeof info.title === 'string')
+      titles.set(source.sourceId, info.title)
+  }
+  return titles
+}
+
 function buildAllWorkflows(
   sources: readonly LoadedSource[],
   services: readonly Service[],
-  tools: readonly Tool[],
+  tools: readonly ToolDraft[],
   problems: Problem[],
   failed: Set<string>,
 ): Workflow[] {
