@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { Tool, Workflow, WorkflowAction, WorkflowStep } from '../../catalog/types.js'
+import type { JsonSchema, Tool, Workflow, WorkflowAction, WorkflowStep } from '../../catalog/types.js'
+import { isRecord } from '../../util/is-record.js'
 import type { ToolOutcome } from '../types.js'
 import { allHold } from './criteria.js'
 import {
@@ -99,6 +100,7 @@ export async function runWorkflow(
   depth = 0,
   prefix = '',
 ): Promise<RunEnd> {
+  inputs = withDefaults(workflow.inputs, inputs)
   const steps = new Map<string, Record<string, unknown>>()
   const workflows = new Map<string, Record<string, unknown>>()
   const base = { inputs, steps, workflows, components: workflow.components ?? {} }
@@ -312,6 +314,16 @@ function gather(
     if (value !== ABSENT) outputs[name] = value
   }
   return outputs
+}
+
+/** Top-level `default`s of the inputs schema, for inputs the caller left out. */
+function withDefaults(schema: JsonSchema, given: Record<string, unknown>): Record<string, unknown> {
+  const properties = isRecord(schema.properties) ? schema.properties : {}
+  const inputs: Record<string, unknown> = { ...given }
+  for (const [name, property] of Object.entries(properties))
+    if (!Object.hasOwn(inputs, name) && isRecord(property) && 'default' in property)
+      inputs[name] = property.default
+  return inputs
 }
 
 function failed(step: string, response: StepResponse, why?: string): RunEnd {

@@ -3,7 +3,6 @@ import type { Catalog, Service, Tool, Workflow } from '../../catalog/types.js'
 import { findWorkflow } from '../../catalog/workflow-tools.js'
 import { errors } from '../../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../../util/glob.js'
-import { isRecord } from '../../util/is-record.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from '../check-argument-values.js'
 import { type ExecutionScope, type Executor, invalidArguments } from '../execute-tool.js'
 import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome } from '../types.js'
@@ -61,7 +60,7 @@ export function withWorkflows(inner: Executor, deps: WorkflowExecutorDeps): Exec
     if (!checked.ok) return invalidArguments(tool, checked.violations)
     if (!workflow)
       return invalidArguments(tool, [{ path: '/', message: 'the workflow is no longer in the catalog' }])
-    return { workflow, inputs: withDefaults(tool, checked.arguments) }
+    return { workflow, inputs: { ...checked.arguments } }
   }
 
   return {
@@ -122,15 +121,6 @@ export function withWorkflows(inner: Executor, deps: WorkflowExecutorDeps): Exec
       }) as Promise<DryRunOutcome>
     },
   }
-}
-
-/** Top-level `default`s of the inputs schema, for inputs the caller left out. */
-function withDefaults(tool: Tool, args: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const properties = isRecord(tool.inputSchema.properties) ? tool.inputSchema.properties : {}
-  const inputs: Record<string, unknown> = { ...args }
-  for (const [name, schema] of Object.entries(properties))
-    if (!Object.hasOwn(inputs, name) && isRecord(schema) && 'default' in schema) inputs[name] = schema.default
-  return inputs
 }
 
 function approvalRefusal(tool: Tool): Refusal {
