@@ -82,7 +82,7 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
   const offered = workflowTools(workflows, operations, services, arazzoTitles(input.sources), (file) =>
     createProblemSink(file, problems),
   )
-  services.push(...offered.services)
+  for (const service of offered.services) insertInFileOrder(services, service)
   const tools = nameTools(
     [...operations, ...applyPolicies(offered.tools, options.policies ?? [])],
     services,
@@ -189,6 +189,12 @@ function nameTools(drafts: readonly ToolDraft[], services: readonly Service[], p
       )
   }
   return tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+}
+
+/** A workflow file's service among the spec files' services in file order, before the remote ones. */
+function insertInFileOrder(services: Service[], service: Service): void {
+  const at = services.findIndex((s) => s.sourceId.startsWith('remote:') || s.sourceId > service.sourceId)
+  services.splice(at === -1 ? services.length : at, 0, service)
 }
 
 /** `info.title` of each Arazzo file: the title of the service its workflow tools belong to. */

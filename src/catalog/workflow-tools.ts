@@ -131,7 +131,8 @@ function workflowTool(
     ...(step.description ? { description: step.description } : {}),
     requiresApproval: step.toolId ? byId.get(step.toolId)?.safety.requiresApproval === true : false,
   }))
-  const path = `/workflows/${workflow.workflowId}`
+  // No words of its own in the path: the name says them once (search counts each field).
+  const path = '/workflows'
   return {
     id: workflow.id,
     serviceId: stem,
@@ -140,7 +141,7 @@ function workflowTool(
     rawPath: path,
     path,
     title: workflow.summary ?? workflow.workflowId,
-    description: describe(workflow, summaries, steps),
+    description: describe(workflow, steps),
     tags: ['workflow'],
     group: 'workflows',
     commandName: snakeCase(workflow.workflowId).replaceAll('_', '-'),
@@ -160,20 +161,13 @@ function workflowTool(
   }
 }
 
-/** Summary, description, then the steps in order, and which of them need the one approval. */
-function describe(
-  workflow: Workflow,
-  steps: readonly WorkflowStepSummary[],
-  tools: readonly ToolDraft[],
-): string {
+/** Summary and description; the steps that need the one approval of the run, when any do. */
+function describe(workflow: Workflow, tools: readonly ToolDraft[]): string {
   const text = [workflow.summary, workflow.description?.trim()].filter(Boolean).join('\n\n')
-  const list = steps.map((step) => step.stepId).join(' → ')
-  const approvals = tools.filter((tool) => tool.safety.requiresApproval).map((tool) => tool.id)
+  const approvals = [...new Set(tools.filter((tool) => tool.safety.requiresApproval).map((tool) => tool.id))]
   const approval =
-    approvals.length > 0
-      ? ` One approval for the whole run covers: ${[...new Set(approvals)].join(', ')}.`
-      : ''
-  return `${text ? `${text}\n\n` : ''}Runs a workflow in one call: ${list}.${approval}`
+    approvals.length > 0 ? ` One approval for the whole run covers ${approvals.join(', ')}.` : ''
+  return `${text || `Runs the workflow ${workflow.workflowId}.`}${approval}`
 }
 
 /** `{ outputs, trace }`; an output read by `$response.body#/pointer` from a typed step takes that type. */
