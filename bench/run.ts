@@ -19,6 +19,7 @@ import { reloadRows } from './rows/reload.js'
 import { scaleRows } from './rows/scale.js'
 import { searchRows } from './rows/search.js'
 import { sessionRows } from './rows/sessions.js'
+import { workflowRows } from './rows/workflow.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
 
@@ -41,6 +42,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('search')) list.push(['search', searchRows])
   if (only.has('explorer')) list.push(['explorer', explorerRows])
   if (only.has('scale')) list.push(['scale', scaleRows])
+  if (only.has('workflow')) list.push(['workflow', workflowRows])
   return list
 }
 

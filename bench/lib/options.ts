@@ -10,6 +10,7 @@ export const ROWS = [
   'search',
   'explorer',
   'scale',
+  'workflow',
 ] as const
 export type RowName = (typeof ROWS)[number]
 
@@ -38,7 +39,7 @@ const DEFAULTS = {
 
 export class UsageError extends Error {}
 
-/** `--only documents,proxy` (or the row numbers 1–9), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
+/** `--only documents,proxy` (or the row numbers 1–10), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -75,8 +76,8 @@ function parseOnly(flags: readonly string[]): ReadonlySet<RowName> {
 }
 
 function rowName(name: string): RowName {
-  const byNumber = /^[1-9]$/.test(name) ? ROWS[Number(name) - 1] : undefined
+  const byNumber = /^([1-9]|10)$/.test(name) ? ROWS[Number(name) - 1] : undefined
   const row = byNumber ?? ROWS.find((candidate) => candidate === name)
-  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–9, got "${name}"`)
+  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–10, got "${name}"`)
   return row
 }
