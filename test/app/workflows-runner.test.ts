@@ -23,6 +23,12 @@ const PETS = {
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         responses: { '200': { description: 'a pet', content: json } },
       },
+      delete: {
+        operationId: 'deletePet',
+        'x-cli-safety': { requiresApproval: true },
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: { '204': { description: 'gone' } },
+      },
     },
     '/orders': {
       post: {
@@ -160,6 +166,18 @@ const FLOWS = {
       steps: [getPet('$inputs.missing')],
     },
     {
+      workflowId: 'removePet',
+      inputs: { type: 'object', properties: { petId: { type: 'string' } } },
+      steps: [
+        getPet('$inputs.petId'),
+        {
+          stepId: 'remove',
+          operationId: 'deletePet',
+          parameters: [{ name: 'id', in: 'path', value: '$inputs.petId' }],
+        },
+      ],
+    },
+    {
       workflowId: 'hostilePath',
       steps: [
         {
@@ -190,6 +208,11 @@ async function flowsApp(t: { after(fn: () => Promise<unknown>): void }, extra = 
     const send = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' })
       res.end(JSON.stringify(body))
+    }
+    if (received.method === 'DELETE') {
+      res.writeHead(204)
+      res.end()
+      return
     }
     if (path.startsWith('/pets/')) {
       const id = decodeURIComponent(path.slice('/pets/'.length))
@@ -323,6 +346,24 @@ describe('the workflow runner against a real upstream', () => {
     const { status, body } = await run(app, 'flows_hostile_path', {})
     assert.equal(status, 422, JSON.stringify(body))
     assert.match(body.error, /step getPet, criterion .*: the JSONPath cannot be evaluated/)
+  })
+
+  test('one approval for the run: refused naming the steps that need it, then every step runs', async (t) => {
+    const { app, upstream } = await flowsApp(t)
+    const refused = await run(app, 'flows_remove_pet', { petId: 'p1' })
+    assert.equal(refused.status, 403)
+    assert.equal(refused.body.code, 'TG_ERR_WORKFLOW_APPROVAL_REQUIRED')
+    assert.deepEqual(refused.body.steps, ['remove (pets:deletePet)'])
+    assert.equal(upstream.received.length, 0)
+    const res = await app.inject({
+      method: 'POST',
+      url: '/tools/flows_remove_pet',
+      headers: { 'x-toolgate-approval': 'flows_remove_pet' },
+      payload: { petId: 'p1' },
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.deepEqual(sent(upstream.received), ['GET /pets/p1', 'DELETE /pets/p1'])
+    assert.deepEqual(res.json().sideEffects, [{ step: 'remove', tool: 'pets_delete_pet', status: 204 }])
   })
 
   test('the run deadline stops a slow step with 504', async (t) => {
