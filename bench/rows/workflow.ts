@@ -9,7 +9,7 @@ import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
 import { benchScript } from '../lib/paths.js'
 import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
-import { type RowResult, rangeOf, rps } from '../lib/report.js'
+import { formatNumber, type RowResult, rangeOf } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
 const CONCURRENCY = 16
@@ -110,8 +110,8 @@ export async function workflowRows(ctx: RowContext): Promise<RowResult[]> {
         metric: 'sequences/s ratio',
         value: round(ratio.median, 3),
         target: { op: '>=', value: 1 },
-        candidate: rps(summarize(candidates).median),
-        baseline: rps(summarize(baselines).median),
+        candidate: `${formatNumber(summarize(candidates).median)} seq/s`,
+        baseline: `${formatNumber(summarize(baselines).median)} seq/s`,
         range: rangeOf(ratio),
         problems: [...new Set(problems)].slice(0, 5),
         details: { concurrency: CONCURRENCY, candidates, baselines, ratios },
