@@ -190,7 +190,12 @@ export interface Tool {
   /** Set for tools of a remote source (seed 004): how they are called. */
   readonly remote?: { readonly protocol: 'http' | 'jsonrpc'; readonly name: string }
   /** Set for a tool that runs an Arazzo workflow (issue 47): its Workflow.id and step names. */
-  readonly workflow?: { readonly id: string; readonly steps: readonly WorkflowStepSummary[] }
+  readonly workflow?: {
+    readonly id: string
+    readonly steps: readonly WorkflowStepSummary[]
+    /** Every tool a run may call, nested and dependsOn workflows included: a caller must be allowed each. */
+    readonly toolIds: readonly string[]
+  }
 }
 
 /** A workflow step as a tool page, a dry run and a description name it. */

@@ -157,7 +157,11 @@ function workflowTool(
     binding: { arguments: {} },
     sourceId: workflow.sourceId,
     pointer: `/workflows/${workflow.workflowId}`,
-    workflow: { id: workflow.id, steps: summaries },
+    workflow: {
+      id: workflow.id,
+      steps: summaries,
+      toolIds: [...new Set(steps.map((tool) => tool.id))].sort(),
+    },
   }
 }
 

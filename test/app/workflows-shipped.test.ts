@@ -189,6 +189,30 @@ describe('the shipped support workflows as tools', () => {
     assert.deepEqual(body.sideEffects, [])
   })
 
+  test('a client may call a workflow only when it may call every step tool', async (t) => {
+    const upstream = await startExampleUpstream()
+    t.after(() => upstream.close())
+    const clients = [
+      'clients:',
+      '  - { id: tickets-only, token: { value: tickets-only-token-0001 }, tools: ["tickets:*", "support:*"] }',
+      '  - { id: everything, token: { value: everything-token-000002 }, tools: ["*"] }',
+    ].join('\n')
+    const app = await testApp(t, {
+      TOOLGATE_CONFIG: await configFile(exampleConfigYaml(upstream.url, clients)),
+    })
+    const call = (token: string) =>
+      app.inject({
+        method: 'POST',
+        url: `/tools/${ESCALATE}`,
+        headers: { authorization: `Bearer ${token}` },
+        payload: { ticketId: 'T-1001', invoiceId: 'INV-2002' },
+      })
+    const refused = await call('tickets-only-token-0001')
+    assert.equal(refused.statusCode, 403)
+    assert.match(refused.json().error, /billing_get_invoice/)
+    assert.equal((await call('everything-token-000002')).statusCode, 200)
+  })
+
   test('dry run: the first step request from the inputs, and the steps that may follow', async (t) => {
     const { app, seen } = await shippedApp(t)
     const res = await app.inject({
