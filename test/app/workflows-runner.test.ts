@@ -178,6 +178,35 @@ const FLOWS = {
       ],
     },
     {
+      workflowId: 'readsEverything',
+      steps: [
+        {
+          stepId: 'pet',
+          operationId: 'getPet',
+          parameters: [{ reference: '$components.parameters.firstPet' }],
+          outputs: { url: '$url', method: '$method', sent: '$request.path.id' },
+        },
+        {
+          stepId: 'order',
+          operationId: 'createOrder',
+          requestBody: {
+            payload: {
+              petId: '$steps.pet.outputs.sent',
+              quantity: '$components.inputs.order.properties.quantity.default',
+            },
+          },
+          successCriteria: [{ condition: '$statusCode == 201 && $response.header.Location != null' }],
+          outputs: { location: '$response.header.location', quantity: '$request.body#/quantity' },
+        },
+      ],
+      outputs: {
+        url: '$steps.pet.outputs.url',
+        method: '$steps.pet.outputs.method',
+        location: '$steps.order.outputs.location',
+        quantity: '$steps.order.outputs.quantity',
+      },
+    },
+    {
       workflowId: 'hostilePath',
       steps: [
         {
@@ -197,6 +226,10 @@ const FLOWS = {
       steps: [{ stepId: 'wait', operationId: 'slow' }],
     },
   ],
+  components: {
+    parameters: { firstPet: { name: 'id', in: 'path', value: 'p1' } },
+    inputs: { order: { type: 'object', properties: { quantity: { type: 'integer', default: 7 } } } },
+  },
 }
 
 /** The upstream: pets, orders, a flaky endpoint that answers 503 twice, text, and a slow endpoint. */
@@ -220,7 +253,12 @@ async function flowsApp(t: { after(fn: () => Promise<unknown>): void }, extra = 
         ? send(200, { id, name: 'Rex', tags: ['dog'] })
         : send(404, { message: `no pet ${id}` })
     }
-    if (path === '/orders') return send(201, { id: `ORD-${++orders}`, state: 'placed' })
+    if (path === '/orders') {
+      const id = `ORD-${++orders}`
+      res.writeHead(201, { 'content-type': 'application/json', location: `/orders/${id}` })
+      res.end(JSON.stringify({ id, state: 'placed' }))
+      return
+    }
     if (path === '/flaky')
       return ++flakyCalls <= 2 ? send(503, { message: 'busy' }) : send(200, { attempt: flakyCalls })
     if (path === '/text') {
@@ -364,6 +402,20 @@ describe('the workflow runner against a real upstream', () => {
     assert.equal(res.statusCode, 200, res.body)
     assert.deepEqual(sent(upstream.received), ['GET /pets/p1', 'DELETE /pets/p1'])
     assert.deepEqual(res.json().sideEffects, [{ step: 'remove', tool: 'pets_delete_pet', status: 204 }])
+  })
+
+  test('$url, $method, $request, $response.header and $components (parameters by reference, inputs)', async (t) => {
+    const { app, upstream } = await flowsApp(t)
+    const { status, body } = await run(app, 'flows_reads_everything', {})
+    assert.equal(status, 200, JSON.stringify(body))
+    assert.deepEqual(sent(upstream.received), ['GET /pets/p1', 'POST /orders'])
+    assert.deepEqual(JSON.parse(upstream.received[1]!.body.toString()), { petId: 'p1', quantity: 7 })
+    assert.deepEqual(body.outputs, {
+      url: `${upstream.url}/pets/p1`,
+      method: 'GET',
+      location: '/orders/ORD-1',
+      quantity: 7,
+    })
   })
 
   test('the run deadline stops a slow step with 504', async (t) => {
