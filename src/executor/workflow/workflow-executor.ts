@@ -5,7 +5,7 @@ import { errors } from '../../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../../util/glob.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from '../check-argument-values.js'
 import { type ExecutionScope, type Executor, invalidArguments } from '../execute-tool.js'
-import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome } from '../types.js'
+import type { Refusal, ToolCall, ToolOutcome } from '../types.js'
 import type { ArgumentValidator } from '../validate-arguments.js'
 import { planOf } from './plan.js'
 import { type RunEnd, type RunLimits, type RunRecord, runWorkflow } from './run-workflow.js'
@@ -118,7 +118,7 @@ export function withWorkflows(inner: Executor, deps: WorkflowExecutorDeps): Exec
             { ...call, tool, arguments: args, ...(granted(call) ? { approval: tool.wireName } : {}) },
             { service: snapshot.serviceOf(tool), validator: snapshot.validator },
           ),
-      }) as Promise<DryRunOutcome>
+      })
     },
   }
 }
