@@ -207,6 +207,10 @@ const FLOWS = {
       },
     },
     {
+      workflowId: 'selfNested',
+      steps: [{ stepId: 'again', workflowId: 'selfNested' }],
+    },
+    {
       workflowId: 'hostilePath',
       steps: [
         {
@@ -416,6 +420,13 @@ describe('the workflow runner against a real upstream', () => {
       location: '/orders/ORD-1',
       quantity: 7,
     })
+  })
+
+  test('a workflow that nests itself ends at the depth bound with a run error, never a loop', async (t) => {
+    const { app } = await flowsApp(t)
+    const { status, body } = await run(app, 'flows_self_nested', {})
+    assert.equal(status, 422, JSON.stringify(body))
+    assert.match(body.error, /workflows nest deeper than 4/)
   })
 
   test('the run deadline stops a slow step with 504', async (t) => {
