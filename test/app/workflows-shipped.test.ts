@@ -94,6 +94,10 @@ describe('the shipped support workflows as tools', () => {
       'amountDue',
       'commentId',
     ])
+    // Typed where a step output reads a typed answer by pointer: amount_due is a number in billing.json.
+    assert.deepEqual(listed.outputSchema.properties.outputs.properties.amountDue, {
+      type: ['number', 'null'],
+    })
     const search = (await app.inject('/tools/search?q=unpaid+invoice+ticket+comment')).json()
     assert.ok(JSON.stringify(search).includes(ESCALATE), 'search')
     const page = (await app.inject(`/explorer/api/tools/${ESCALATE}`)).json()
