@@ -21,6 +21,7 @@ import { scaleRows } from './rows/scale.js'
 import { searchRows } from './rows/search.js'
 import { sessionRows } from './rows/sessions.js'
 import { tracingRows } from './rows/tracing.js'
+import { workflowRows } from './rows/workflow.js'
 
 type RowRunner = (ctx: RowContext) => Promise<RowResult[]>
 
@@ -45,6 +46,7 @@ function runners(only: ReadonlySet<RowName>): [string, RowRunner][] {
   if (only.has('scale')) list.push(['scale', scaleRows])
   if (only.has('tracing')) list.push(['tracing', tracingRows])
   if (only.has('identity')) list.push(['identity', identityRows])
+  if (only.has('workflow')) list.push(['workflow', workflowRows])
   return list
 }
 

@@ -112,6 +112,14 @@ async function access(fastify: FastifyInstance) {
       if (!scope.mayCall(tool)) return new errors.accessToolNotAllowed(callerName(caller), tool.wireName)
       if (tool.safety.requiresApproval && approval !== undefined && !scope.mayApprove(tool))
         return new errors.accessApprovalNotAllowed(callerName(caller), tool.wireName)
+      // A workflow calls its steps' tools for the caller: each must be one the caller may call (and approve).
+      for (const id of tool.workflow?.toolIds ?? []) {
+        const step = catalog.tools.find((candidate) => candidate.id === id)
+        if (step && !scope.mayCall(step))
+          return new errors.accessToolNotAllowed(callerName(caller), step.wireName)
+        if (step?.safety.requiresApproval && approval !== undefined && !scope.mayApprove(step))
+          return new errors.accessApprovalNotAllowed(callerName(caller), step.wireName)
+      }
       return undefined
     },
   })

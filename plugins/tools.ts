@@ -15,6 +15,7 @@ import {
 } from '../src/executor/index.js'
 import { createRedisTokenStore, createUpstreamTokens, type UpstreamTokens } from '../src/identity/index.js'
 import { traceExecutor } from '../src/tracing/tool-span.js'
+import { DEFAULT_WORKFLOW_SETTINGS, withWorkflows } from '../src/executor/workflow/workflow-executor.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
@@ -60,7 +61,7 @@ async function tools(fastify: FastifyInstance) {
   const client = createUpstreamClient(clientOptions(fastify.config))
   fastify.addHook('onClose', () => client.close())
   const tokens = upstreamTokens(fastify)
-  const untraced = createExecutor({
+  const operations = createExecutor({
     client,
     credentials: fastify.config.credentials,
     clientCredentials: fastify.config.clientCredentials,
@@ -73,6 +74,14 @@ async function tools(fastify: FastifyInstance) {
       : {}),
     observe: (call) => fastify.gatewayMetrics.upstreamCall(call),
     tokens,
+  })
+  const untraced = withWorkflows(operations, {
+    current: () => fastify.catalogStore.current(),
+    policies: fastify.config.file.policies ?? [],
+    settings: { ...DEFAULT_WORKFLOW_SETTINGS, ...fastify.config.file.workflows },
+    ...(fastify.config.file.limits?.argumentDepth
+      ? { argumentDepth: fastify.config.file.limits.argumentDepth }
+      : {}),
   })
   const executor = fastify.tracingEnabled ? traceExecutor(untraced) : untraced
   fastify.decorate('upstreamClient', client)
@@ -118,7 +127,7 @@ async function tools(fastify: FastifyInstance) {
       const logged = outcome.kind === 'refusal' ? { status: outcome.status, code: outcome.body.code } : {}
       request.log.info({ tool: tool.id, client, dryRun: true, ...logged }, 'tool dry run')
       if (outcome.kind === 'refusal') return sendOutcome(reply, outcome)
-      const { request: upstreamRequest, approvalRequired, approved, credentials } = outcome
+      const { request: upstreamRequest, approvalRequired, approved, credentials, workflow } = outcome
       return reply.send({
         dryRun: true,
         tool: tool.wireName,
@@ -126,6 +135,7 @@ async function tools(fastify: FastifyInstance) {
         credentials,
         approvalRequired,
         approved,
+        ...(workflow ? { workflow } : {}),
       })
     }
     fastify.gatewayMetrics.toolCalled(client, 'rest')

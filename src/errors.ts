@@ -43,6 +43,27 @@ export const errors = {
     'Tool %s requires approval: once a person approved it, repeat the call with the header X-Toolgate-Approval: %s, or grant it with a policy (policies: [{ tools: [...], approved: true }])',
     403,
   ),
+  workflowApprovalRequired: createError(
+    'TG_ERR_WORKFLOW_APPROVAL_REQUIRED',
+    'Workflow %s has steps that require approval (%s): once a person approved the run, repeat the call with the header X-Toolgate-Approval: %s',
+    403,
+  ),
+  workflowStepFailed: createError(
+    'TG_ERR_WORKFLOW_STEP_FAILED',
+    'Workflow %s stopped: step %s failed (%s); the steps run before it are in trace, their side effects in sideEffects (nothing was rolled back)',
+    502,
+  ),
+  workflowRunInvalid: createError('TG_ERR_WORKFLOW_RUN_INVALID', 'Workflow %s stopped at step %s: %s', 422),
+  workflowStepLimit: createError(
+    'TG_ERR_WORKFLOW_STEP_LIMIT',
+    'Workflow %s stopped after %s steps: its goto and retry actions loop; the steps run are in trace',
+    508,
+  ),
+  workflowDeadline: createError(
+    'TG_ERR_WORKFLOW_DEADLINE',
+    'Workflow %s ran out of its %s ms deadline at step %s; the steps run are in trace',
+    504,
+  ),
   upstreamUnconfigured: createError(
     'TG_ERR_UPSTREAM_UNCONFIGURED',
     'Service %s has no absolute upstream URL: set services.%s.upstream in the configuration',

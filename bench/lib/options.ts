@@ -12,6 +12,7 @@ export const ROWS = [
   'scale',
   'tracing',
   'identity',
+  'workflow',
 ] as const
 export type RowName = (typeof ROWS)[number]
 
@@ -40,7 +41,7 @@ const DEFAULTS = {
 
 export class UsageError extends Error {}
 
-/** `--only documents,proxy` (or the row numbers 1–11), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
+/** `--only documents,proxy` (or the row numbers 1–12), BENCH_DURATION, BENCH_RUNS, BENCH_WARMUP, BENCH_RATE. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv): BenchOptions {
   const { values } = parseArgs({
     args: [...argv],
@@ -77,8 +78,8 @@ function parseOnly(flags: readonly string[]): ReadonlySet<RowName> {
 }
 
 function rowName(name: string): RowName {
-  const byNumber = /^([1-9]|1[01])$/.test(name) ? ROWS[Number(name) - 1] : undefined
+  const byNumber = /^([1-9]|1[0-2])$/.test(name) ? ROWS[Number(name) - 1] : undefined
   const row = byNumber ?? ROWS.find((candidate) => candidate === name)
-  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–11, got "${name}"`)
+  if (!row) throw new UsageError(`--only takes ${ROWS.join(', ')} or 1–12, got "${name}"`)
   return row
 }

@@ -72,6 +72,7 @@ export async function renderToolPage(name: string): Promise<Node> {
       tool.bodyContentType ? fact('Body sent as', h('code', null, tool.bodyContentType)) : null,
       tool.tags.length > 0 ? fact('Tags', tool.tags.join(', ')) : null,
     ),
+    tool.workflow ? workflowSteps(tool.workflow) : null,
     h('h2', null, 'Arguments'),
     tool.arguments.length === 0 ? h('p', null, 'None.') : argumentsTable(tool.arguments),
     h('h2', null, 'What the model sees'),
@@ -83,6 +84,28 @@ export async function renderToolPage(name: string): Promise<Node> {
     h('div', { class: 'renderings' }, tool.renderings.map(rendering)),
     renderTryIt(tool),
   )
+}
+
+/** A workflow tool's steps as an ordered list: ID, what it calls, its description. */
+function workflowSteps(workflow: NonNullable<ToolPage['workflow']>): Node[] {
+  return [
+    h('h2', null, 'Workflow steps'),
+    h(
+      'ol',
+      { class: 'workflow-steps' },
+      workflow.steps.map((step) =>
+        h(
+          'li',
+          null,
+          h('code', null, step.stepId),
+          ' → ',
+          h('code', null, step.toolId ?? `workflow ${step.workflowId}`),
+          step.requiresApproval ? ' (needs approval)' : '',
+          step.description ? ` — ${step.description}` : '',
+        ),
+      ),
+    ),
+  ]
 }
 
 function badge(on: boolean, text: string, kind?: string): Node | null {

@@ -137,6 +137,17 @@ export interface ToolPage {
   readonly profiles: readonly string[]
   readonly arguments: readonly ArgumentRow[]
   readonly inputSchema: Record<string, unknown>
+  /** A workflow tool's steps, in order. */
+  readonly workflow?: {
+    readonly id: string
+    readonly steps: readonly {
+      readonly stepId: string
+      readonly toolId?: string
+      readonly workflowId?: string
+      readonly description?: string
+      readonly requiresApproval: boolean
+    }[]
+  }
   readonly example: Record<string, unknown>
   readonly exampleValid: boolean
   readonly exampleViolations?: readonly Violation[]

@@ -1,6 +1,7 @@
 import { contentHash } from '../util/content-hash.js'
 import { deepFreeze } from '../util/deep-freeze.js'
 import { globToRegExp, matchesAnyGlob } from '../util/glob.js'
+import { isRecord } from '../util/is-record.js'
 import { getOwn } from '../util/own.js'
 import { buildViews } from './build-views.js'
 import { buildWorkflows } from './build-workflows.js'
@@ -23,6 +24,7 @@ import type {
   Workflow,
 } from './types.js'
 import { assignWireNames } from './wire-name.js'
+import { workflowTools } from './workflow-tools.js'
 
 export interface CatalogInput {
   readonly sources: readonly LoadedSource[]
@@ -94,8 +96,17 @@ export function buildCatalog(input: CatalogInput, options: CatalogOptions = {}):
     services.push(derived.service)
     drafts.push(...derived.tools)
   }
-  const tools = nameTools(applyPolicies(drafts, options.policies ?? []), services, problems)
-  const workflows = buildAllWorkflows(input.sources, services, tools, problems, failed)
+  const operations = applyPolicies(drafts, options.policies ?? [])
+  const workflows = buildAllWorkflows(input.sources, services, operations, problems, failed)
+  const offered = workflowTools(workflows, operations, services, arazzoTitles(input.sources), (file) =>
+    createProblemSink(file, problems),
+  )
+  for (const service of offered.services) insertInFileOrder(services, service)
+  const tools = nameTools(
+    [...operations, ...applyPolicies(offered.tools, options.policies ?? [])],
+    services,
+    problems,
+  )
   const views = buildViews(tools, services, options.profiles ?? {}, configSink)
   const version = contentHash({ services, tools, views, workflows }).slice(0, VERSION_LENGTH)
   const sortedProblems = sortProblems(problems)
@@ -199,10 +210,27 @@ function nameTools(drafts: readonly ToolDraft[], services: readonly Service[], p
   return tools.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
+/** A workflow file's service among the spec files' services in file order, before the remote ones. */
+function insertInFileOrder(services: Service[], service: Service): void {
+  const at = services.findIndex((s) => s.sourceId.startsWith('remote:') || s.sourceId > service.sourceId)
+  services.splice(at === -1 ? services.length : at, 0, service)
+}
+
+/** `info.title` of each Arazzo file: the title of the service its workflow tools belong to. */
+function arazzoTitles(sources: readonly LoadedSource[]): Map<string, string> {
+  const titles = new Map<string, string>()
+  for (const source of sources) {
+    const info = source.document.info
+    if (source.kind === 'arazzo' && isRecord(info) && typeof info.title === 'string')
+      titles.set(source.sourceId, info.title)
+  }
+  return titles
+}
+
 function buildAllWorkflows(
   sources: readonly LoadedSource[],
   services: readonly Service[],
-  tools: readonly Tool[],
+  tools: readonly ToolDraft[],
   problems: Problem[],
   failed: Set<string>,
 ): Workflow[] {

@@ -2,8 +2,11 @@ import { posix } from 'node:path'
 import { isRecord } from '../util/is-record.js'
 import { pointerOf, unescapePointerToken } from '../util/json-pointer.js'
 import type { LoadedSource } from './load-sources.js'
+import { createSchemaContext } from './normalize-schema.js'
 import type { ProblemSink } from './problems.js'
-import type { Service, Tool, Workflow, WorkflowStep } from './types.js'
+import type { JsonSchema, Service, Tool, Workflow, WorkflowStep } from './types.js'
+import { checkReferences } from './workflow-references.js'
+import { countingSink, readOutputs, readStepDetails, type StepContext } from './workflow-steps.js'
 
 type ToolRef = Pick<Tool, 'id' | 'serviceId' | 'operationId' | 'method' | 'rawPath' | 'ignored'>
 
@@ -81,18 +84,52 @@ function buildWorkflow(
     return undefined
   }
   const workflowId = raw.workflowId
+  const counted = countingSink(sink)
+  const components = isRecord(source.document.components) ? source.document.components : {}
+  const context: StepContext = { sink: counted.sink, components, where: `workflow ${workflowId}` }
   const steps = raw.steps.map((step, i) =>
-    buildStep(step, `${pointer}/steps/${i}`, workflowId, workflowIds, resolution),
+    buildStep(step, `${pointer}/steps/${i}`, workflowId, workflowIds, { ...resolution, sink: counted.sink }),
   )
-  if (steps.some((step) => step === undefined)) return undefined
-  return {
-    id: `${source.sourceId.replace(/(\.arazzo)?\.(ya?ml|json)$/i, '')}:${workflowId}`,
+  const outputs = readOutputs(raw.outputs, `${pointer}/outputs`, context)
+  const inputs = readInputs(raw.inputs, `${pointer}/inputs`, source, context)
+  if (counted.errors() > 0) return undefined
+  const workflow: Workflow = {
+    id: `${workflowStem(source.sourceId)}:${workflowId}`,
     workflowId,
     sourceId: source.sourceId,
     ...(typeof raw.summary === 'string' ? { summary: raw.summary } : {}),
     ...(typeof raw.description === 'string' ? { description: raw.description } : {}),
+    inputs,
+    dependsOn: Array.isArray(raw.dependsOn)
+      ? raw.dependsOn.map((id) => String(id).replace(/^\$sourceDescriptions\.[^.]+\./, ''))
+      : [],
     steps: steps as WorkflowStep[],
+    outputs,
+    ...(Object.keys(components).length > 0 ? { components } : {}),
   }
+  return checkReferences(workflow, pointer, workflowIds, sink) ? workflow : undefined
+}
+
+/** `support.arazzo.yaml` → `support`: the prefix of its workflow IDs and its tools' service. */
+export function workflowStem(sourceId: string): string {
+  return sourceId.replace(/(\.arazzo)?\.(ya?ml|json)$/i, '')
+}
+
+/** The workflow's inputs schema, `$ref`s into the document's components resolved (normalized as tool inputs). */
+function readInputs(raw: unknown, pointer: string, source: LoadedSource, context: StepContext): JsonSchema {
+  if (raw === undefined) return { type: 'object', properties: {} }
+  if (!isRecord(raw)) {
+    context.sink.error('workflow-invalid', pointer, `${context.where}: inputs is a JSON Schema object`)
+    return {}
+  }
+  const schemas = createSchemaContext(source.document, context.sink)
+  const normalized = schemas.normalize(raw, pointer)
+  const defs = schemas.defsFor(normalized.defs)
+  const schema = Object.keys(defs).length > 0 ? { ...normalized.schema, $defs: defs } : normalized.schema
+  if (schema.type !== 'object') {
+    context.sink.error('workflow-invalid', pointer, `${context.where}: inputs must be an object schema`)
+  }
+  return schema
 }
 
 function buildStep(
@@ -110,8 +147,10 @@ function buildStep(
   const stepId = raw.stepId
   if (typeof raw.workflowId === 'string') {
     const target = raw.workflowId.replace(/^\$sourceDescriptions\.[^.]+\./, '')
-    if (raw.workflowId.startsWith('$sourceDescriptions.') || workflowIds.has(target))
-      return { stepId, workflowId: target }
+    if (raw.workflowId.startsWith('$sourceDescriptions.') || workflowIds.has(target)) {
+      const details = readStepDetails(raw, pointer, stepContext(workflowId, stepId, resolution))
+      return details && { stepId, workflowId: target, ...details }
+    }
     sink.error(
       'workflow-invalid',
       pointer,
@@ -153,7 +192,13 @@ function buildStep(
     )
     return undefined
   }
-  return { stepId, toolId: found.id }
+  const details = readStepDetails(raw, pointer, stepContext(workflowId, stepId, resolution))
+  return details && { stepId, toolId: found.id, ...details }
+}
+
+function stepContext(workflowId: string, stepId: string, { source, sink }: Resolution): StepContext {
+  const components = isRecord(source.document.components) ? source.document.components : {}
+  return { sink, components, where: `workflow ${workflowId}, step ${stepId}` }
 }
 
 /** `getTicket` (searched in every source description) or `$sourceDescriptions.billing.getInvoice`. */

@@ -81,6 +81,13 @@ export const PROBLEM_CODES = {
   'workflow-operation-missing': 'a workflow step names an operation no service provides',
   'workflow-operation-ignored': 'a workflow step names an operation marked x-cli-ignore',
   'workflow-source-unknown': 'a workflow names a source description that is not loaded',
+  'workflow-expression-invalid':
+    'a workflow runtime expression does not parse, or names a step or workflow that does not exist',
+  'workflow-criterion-invalid':
+    'a workflow criterion does not parse (simple), has no linear-time form (regex) or no context',
+  'workflow-target-missing': 'a goto action or dependsOn names a step or workflow that does not exist',
+  'workflow-tool-clash':
+    'the workflows of an Arazzo file would be offered under the service ID a spec already has; they are not offered as tools',
   'profile-invalid': 'an agent profile is misconfigured',
 } as const
 

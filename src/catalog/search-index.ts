@@ -356,13 +356,17 @@ function actionOf(tool: Tool): string {
   return tool.method === 'delete' ? 'delete' : 'update'
 }
 
+const WORKFLOW_WEIGHT = 0.6
+
 /**
  * Deprecated tools and pre-release API versions (`v1beta1`, `v2alpha1`) rank below their stable
- * siblings, which match the same words.
+ * siblings, which match the same words. A workflow tool speaks the words of all its steps: it
+ * ranks below the one operation that matches them as well (issue 47).
  */
 function documentWeight(tool: Tool): number {
   let weight = tool.deprecated ? 0.5 : 1
   if (/\bv\d+(alpha|beta)\d*\b/i.test(tool.path)) weight *= 0.8
+  if (tool.workflow) weight *= WORKFLOW_WEIGHT
   return weight
 }
 

@@ -203,6 +203,24 @@ export interface Tool {
   readonly pointer: string
   /** Set for tools of a remote source (seed 004): how they are called. */
   readonly remote?: { readonly protocol: 'http' | 'jsonrpc'; readonly name: string }
+  /** Set for a tool that runs an Arazzo workflow (issue 47): its Workflow.id and step names. */
+  readonly workflow?: {
+    readonly id: string
+    readonly steps: readonly WorkflowStepSummary[]
+    /** Every tool a run may call, nested and dependsOn workflows included: a caller must be allowed each. */
+    readonly toolIds: readonly string[]
+  }
+}
+
+/** A workflow step as a tool page, a dry run and a description name it. */
+export interface WorkflowStepSummary {
+  readonly stepId: string
+  /** The tool the step calls, or the nested workflow's ID. */
+  readonly toolId?: string
+  readonly workflowId?: string
+  readonly description?: string
+  /** Whether the step's tool needs approval. */
+  readonly requiresApproval: boolean
 }
 
 export interface View {
@@ -212,11 +230,50 @@ export interface View {
   readonly toolIds: readonly string[]
 }
 
+/** An Arazzo action of onSuccess / onFailure (1.0.1 §4.6.7–8), `reference` ones resolved. */
+export interface WorkflowAction {
+  readonly name: string
+  readonly type: 'end' | 'goto' | 'retry'
+  readonly stepId?: string
+  readonly workflowId?: string
+  /** Seconds before a retry (retry only). */
+  readonly retryAfter?: number
+  /** How many retries this action allows (retry only); 1 when unset. */
+  readonly retryLimit?: number
+  readonly criteria: readonly WorkflowCriterion[]
+}
+
+/** An Arazzo Criterion: `simple` (the default), `regex` or `jsonpath` on a context expression. */
+export interface WorkflowCriterion {
+  readonly condition: string
+  readonly context?: string
+  readonly type: 'simple' | 'regex' | 'jsonpath'
+}
+
+/** A step parameter: where it goes (omitted for a workflow step's inputs) and its value or expression. */
+export interface WorkflowParameter {
+  readonly name: string
+  readonly in?: 'path' | 'query' | 'header' | 'cookie'
+  readonly value: unknown
+}
+
 export interface WorkflowStep {
   readonly stepId: string
   readonly toolId?: string
   /** A step that runs another workflow instead of an operation. */
   readonly workflowId?: string
+  readonly description?: string
+  readonly parameters: readonly WorkflowParameter[]
+  readonly requestBody?: {
+    readonly contentType?: string
+    readonly payload?: unknown
+    readonly replacements: readonly { readonly target: string; readonly value: unknown }[]
+  }
+  readonly successCriteria: readonly WorkflowCriterion[]
+  readonly onSuccess: readonly WorkflowAction[]
+  readonly onFailure: readonly WorkflowAction[]
+  /** Output name → runtime expression. */
+  readonly outputs: Readonly<Record<string, string>>
 }
 
 export interface Workflow {
@@ -226,7 +283,15 @@ export interface Workflow {
   readonly sourceId: string
   readonly summary?: string
   readonly description?: string
+  /** The workflow's `inputs` JSON Schema (`{type: object}` when it has none). */
+  readonly inputs: JsonSchema
+  /** Workflow IDs (this source's) that must have run before this one. */
+  readonly dependsOn: readonly string[]
   readonly steps: readonly WorkflowStep[]
+  /** Output name → runtime expression. */
+  readonly outputs: Readonly<Record<string, string>>
+  /** The document's `components` (for `$components.*` expressions). */
+  readonly components?: JsonSchema
 }
 
 export interface SourceReport {

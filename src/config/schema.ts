@@ -440,6 +440,35 @@ const RemoteSourceSchema = Type.Object(
 )
 
 /** Bounds on spec files, the catalog build and tool arguments (issue 14); defaults in load-config.ts, fs-reader.ts and the executor. */
+/** How workflow tools run (issue 47, docs/executor.md "Workflows"). */
+const WorkflowsSchema = Type.Object(
+  {
+    maxSteps: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description:
+          'steps one run may execute, retries and nested workflows included; goto loops end there (50)',
+      }),
+    ),
+    maxDepth: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 32, description: 'how deep workflows may nest (4)' }),
+    ),
+    deadlineMs: Type.Optional(
+      Type.Integer({
+        minimum: 100,
+        maximum: 3_600_000,
+        description:
+          'a run still going after this is stopped with 504; its trace says how far it came (60000)',
+      }),
+    ),
+    traceBodies: Type.Optional(
+      Type.Boolean({ description: "whether a run's trace carries each step's answer body (false)" }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
 const LimitsSchema = Type.Object(
   {
     specBytes: Type.Optional(
@@ -651,6 +680,7 @@ export const FileConfigSchema = Type.Object(
     clients: Type.Optional(Type.Array(ClientSchema)),
     rateLimits: Type.Optional(RateLimitsSchema),
     limits: Type.Optional(LimitsSchema),
+    workflows: Type.Optional(WorkflowsSchema),
     budgets: Type.Optional(BudgetsSchema),
     mcp: Type.Optional(McpSchema),
     search: Type.Optional(SearchSchema),

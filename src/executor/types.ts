@@ -106,6 +106,25 @@ export interface DryRun {
   readonly approvalRequired: boolean
   /** …and whether this call (X-Toolgate-Approval) or a policy grants it. */
   readonly approved: boolean
+  /** For a workflow tool: the request is its first step's; these are the steps and what may follow each. */
+  readonly workflow?: WorkflowPlan
+}
+
+/** A workflow's steps as a dry run shows them (issue 47). */
+export interface WorkflowPlan {
+  readonly workflowId: string
+  /** The step whose request `request` is (`<step>/<nested step>` when it is a nested workflow's). */
+  readonly firstStep: string
+  /** The steps that may run after the first: its goto, retry and next-in-order targets. */
+  readonly mayFollow: readonly string[]
+  readonly steps: readonly {
+    readonly stepId: string
+    /** The tool's wire name, or `workflow:<workflowId>`. */
+    readonly tool: string
+    /** Where each outcome may lead: step IDs, `workflow:<id>`, or `end`. */
+    readonly onSuccess: readonly string[]
+    readonly onFailure: readonly string[]
+  }[]
 }
 
 export type DryRunOutcome = DryRun | Refusal

@@ -52,6 +52,8 @@ export interface ToolFacts {
   readonly profiles: readonly string[]
   readonly arguments: readonly ArgumentRow[]
   readonly inputSchema: JsonSchema
+  /** A workflow tool's steps, in order (issue 47). */
+  readonly workflow?: Tool['workflow']
 }
 
 /** What the explorer's tool page says about a tool: read off the catalog, nothing decided again. */
@@ -83,6 +85,7 @@ export function describeTool(catalog: Catalog, service: Service, tool: Tool): To
       .map((view) => view.name),
     arguments: argumentRows(tool),
     inputSchema: tool.inputSchema,
+    ...(tool.workflow ? { workflow: tool.workflow } : {}),
   }
 }
 

@@ -49,7 +49,7 @@ describe('sessions and the manifest (seed 001)', () => {
     const body = res.json()
     assert.deepEqual(Object.keys(body), ['apiVersion', 'toolManifestVersion', 'supportedVersions', 'tools'])
     assert.deepEqual(body.supportedVersions, ['1.0.0', '1.1.0'])
-    assert.equal(body.tools.length, 20)
+    assert.equal(body.tools.length, 22)
     for (const tool of body.tools) assert.deepEqual(Object.keys(tool), ['name', 'description', 'inputSchema'])
     const latest = (await app.inject(`/api/sessions/${code}/metadata`)).json()
     assert.equal(latest.apiVersion, '1.1.0')

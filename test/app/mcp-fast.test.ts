@@ -201,8 +201,8 @@ describe('MCP fast path answers what the SDK answers', () => {
       ),
       { numRuns: 60 },
     )
-    assert.equal(await everyPage(twin, {}), 20)
-    assert.equal(await everyPage(twin, { query: '?strict=true' }), 20)
+    assert.equal(await everyPage(twin, {}), 22)
+    assert.equal(await everyPage(twin, { query: '?strict=true' }), 22)
     assert.equal(await everyPage(twin, { query: '?profile=agents' }), 3)
   })
 

@@ -30,6 +30,8 @@ const ARGUMENTS: Record<string, Record<string, unknown>> = {
   billing_list_invoices: {},
   billing_pay_invoice: { invoiceId: 'INV-2001', amount: 10, method: 'card' },
   billing_upload_receipt: { invoiceId: 'INV-2001', file: PNG, description: 'Receipt' },
+  support_close_ticket: { ticketId: 'T-1003', resolution: 'Fixed' },
+  support_escalate_unpaid_ticket: { ticketId: 'T-1001', invoiceId: 'INV-2001' },
   tickets_add_comment: { ticketId: 'T-1001', body: 'Looking into it.' },
   tickets_create_ticket: { title: 'Printer', description: 'It jams.', priority: 'normal' },
   tickets_escalate_ticket: { ticketId: 'T-1001', reason: 'VIP customer' },
@@ -127,6 +129,7 @@ describe('output schemas of the shipped specs', () => {
       }
       assert.equal(await mismatches(app, 'tickets'), 0)
       assert.equal(await mismatches(app, 'billing'), 0)
+      assert.equal(await mismatches(app, 'support'), 0)
     })
   }
 

@@ -23,7 +23,7 @@ async function connect(
 /** Every tool of the shipped specs listed, and one call that reaches the example upstream. */
 async function listAndCall(client: Client) {
   const { tools } = await client.listTools()
-  assert.equal(tools.length, 20)
+  assert.equal(tools.length, 22)
   const result = await client.callTool({ name: 'tickets_get_ticket', arguments: { ticketId: 'T-1001' } })
   assert.equal(result.isError, false)
   assert.equal((result.structuredContent as { id: string }).id, 'T-1001')
@@ -66,6 +66,7 @@ describe('MCP revisions with the SDK 2.x client', () => {
       const { resources } = await client.listResources()
       assert.deepEqual(resources.map((r) => r.uri).sort(), [
         'toolgate://services/billing',
+        'toolgate://services/support',
         'toolgate://services/tickets',
       ])
       const read = await client.readResource({ uri: 'toolgate://services/tickets' })
@@ -78,16 +79,15 @@ describe('MCP revisions with the SDK 2.x client', () => {
       assert.ok(tickets.tools.some((tool) => tool.name === 'tickets_get_ticket'))
       assert.ok(tickets.authentication.length > 0)
       const { tools } = await client.listTools()
-      const all = [
-        ...tickets.tools,
-        ...JSON.parse(
+      const toolsOf = async (service: string) =>
+        JSON.parse(
           (
-            (await client.readResource({ uri: 'toolgate://services/billing' })).contents[0] as {
+            (await client.readResource({ uri: `toolgate://services/${service}` })).contents[0] as {
               text: string
             }
           ).text,
-        ).tools,
-      ] as { name: string }[]
+        ).tools as { name: string }[]
+      const all = [...tickets.tools, ...(await toolsOf('billing')), ...(await toolsOf('support'))]
       assert.deepEqual(all.map((tool) => tool.name).sort(), tools.map((tool) => tool.name).sort())
       await assert.rejects(client.readResource({ uri: 'toolgate://services/nope' }), /Unknown resource/)
 

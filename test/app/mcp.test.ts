@@ -25,7 +25,7 @@ describe('MCP with the official SDK client', () => {
     const { client } = await connect(t, app)
     assert.equal(client.getServerVersion()?.name, 'toolgate')
     const { tools } = await client.listTools()
-    assert.equal(tools.length, 20)
+    assert.equal(tools.length, 22)
     const remove = tools.find((tool) => tool.name === 'tickets_delete_ticket')!
     assert.deepEqual(remove.annotations, {
       title: 'Delete a ticket',

@@ -18,7 +18,7 @@ describe('GET /discovery (seed 000 validation checklist)', () => {
     const document = res.json()
     assert.deepEqual(Object.keys(document), ['functions', 'name', 'description', 'version'])
     assert.deepEqual(opalChecklist(document), [])
-    assert.equal(document.functions.length, 20)
+    assert.equal(document.functions.length, 22)
     assert.ok(
       document.functions.every((f: { endpoint: string; name: string }) => f.endpoint === `/tools/${f.name}`),
     )

@@ -18,7 +18,7 @@ describe('GET /openai.json, /openai/:service.json, /claude.json, /claude/:servic
   test('every service, each service by id, strict and Claude: valid documents', async (t) => {
     const app = await testApp(t)
     const all = (await app.inject('/openai.json')).json()
-    assert.equal(all.length, 20)
+    assert.equal(all.length, 22)
     assert.deepEqual(openAIRules(all), [])
     const strict = (await app.inject('/openai.json?strict=true')).json()
     assert.deepEqual(openAIStrictRules(strict), [])
@@ -88,7 +88,7 @@ describe('GET /openai-deferred.json, /claude-deferred.json and per service (tool
     assert.deepEqual(openAIDeferredRules(openai.json()), [])
     assert.deepEqual(
       openai.json().map((tool: { type: string; name?: string }) => tool.name ?? tool.type),
-      ['billing', 'help_desk', 'tool_search'],
+      ['billing', 'support', 'help_desk', 'tool_search'],
     )
     const functions = openai.json().flatMap((tool: { tools?: { name: string }[] }) => tool.tools ?? [])
     assert.deepEqual(
@@ -103,7 +103,7 @@ describe('GET /openai-deferred.json, /claude-deferred.json and per service (tool
     )
     const claude = await app.inject('/claude-deferred.json')
     assert.deepEqual(anthropicDeferredRules(claude.json()), [])
-    assert.equal(claude.json().length, 21)
+    assert.equal(claude.json().length, 23)
     const one = await app.inject('/claude-deferred/help.desk.json')
     assert.equal(one.statusCode, 200)
     assert.deepEqual(anthropicDeferredRules(one.json()), [])
@@ -119,7 +119,7 @@ describe('GET /openai-deferred.json, /claude-deferred.json and per service (tool
     assert.equal(br.headers['content-encoding'], 'br')
     assert.deepEqual(JSON.parse(brotliDecompressSync(br.rawPayload).toString()), claude.json())
     const readers = (await app.inject('/claude-deferred.json?profile=readers')).json()
-    assert.ok(readers.length > 1 && readers.length < 21)
+    assert.ok(readers.length > 1 && readers.length < 23)
     assert.equal((await app.inject('/openai-deferred/nope.json')).json().code, 'TG_ERR_SERVICE_UNKNOWN')
     assert.equal((await app.inject('/claude-deferred.json?profile=nope')).statusCode, 400)
   })

@@ -78,7 +78,7 @@ test('GET /catalog serves the shipped catalog: services, tools, views, workflows
   const body = res.json()
   assert.deepEqual(
     body.services.map((s: { id: string }) => s.id),
-    ['billing', 'tickets'],
+    ['billing', 'support', 'tickets'],
   )
   assert.equal(body.version, res.headers['catalog-version'])
   assert.ok(body.tools.length >= 20)

@@ -249,7 +249,7 @@ describe('remote tool sources (seed 004) in the gateway', () => {
       catalog.problems.find((p: { file: string }) => p.file === 'remote:cms').message,
       /ECONNREFUSED/,
     )
-    assert.equal(catalog.services.length, 2, 'the shipped specs still serve')
+    assert.equal(catalog.services.length, 3, 'the shipped specs (and their workflows) still serve')
     const ready = await app.inject('/ready')
     assert.equal(ready.statusCode, 200)
     assert.deepEqual(ready.json().remoteSources, [{ id: 'cms', status: 'failed', tools: 0 }])

@@ -13,13 +13,14 @@ test('gen openai writes seed 002 files; gen check fails after a spec edit and pa
   await cp(fromRoot('specs'), specs, { recursive: true })
   const written = await runCli(['gen', 'openai', '--specs', specs, '--out', out])
   assert.equal(written.code, 0, written.stderr)
-  assert.match(written.stdout, /wrote 6 files/)
+  assert.match(written.stdout, /wrote 8 files/)
   const manifest = JSON.parse(await readFile(join(out, 'manifest.json'), 'utf8'))
   assert.deepEqual(Object.keys(manifest), ['version', 'generatedAt', 'services'])
   assert.deepEqual(
     manifest.services.map((s: { id: string; openai: string; claude: string }) => [s.id, s.openai, s.claude]),
     [
       ['billing', 'billing.json', 'billing.claude.json'],
+      ['support', 'support.json', 'support.claude.json'],
       ['tickets', 'tickets.json', 'tickets.claude.json'],
     ],
   )

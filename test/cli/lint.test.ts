@@ -10,7 +10,7 @@ import { runCli } from '../helpers/process.js'
 test('toolgate lint specs: the shipped specs lint clean (exit 0) and the summary counts them', async () => {
   const result = await runCli(['lint', fromRoot('specs')])
   assert.equal(result.code, 0, result.stdout + result.stderr)
-  assert.match(result.stdout, /3 source\(s\), 2 service\(s\), 22 tool\(s\), 2 workflow\(s\)/)
+  assert.match(result.stdout, /3 source\(s\), 3 service\(s\), 24 tool\(s\), 2 workflow\(s\)/)
   assert.match(result.stdout, /0 error\(s\)/)
 })
 
@@ -65,7 +65,7 @@ test('toolgate lint warns when a view passes 128 OpenAI functions, or the budget
   await writeFile(config, 'budgets:\n  openaiTools: 10\n  tokens: 3500\n')
   const shipped = await runCli(['lint', fromRoot('specs')], { TOOLGATE_CONFIG: config })
   assert.equal(shipped.code, 0, shipped.stdout + shipped.stderr)
-  assert.match(shipped.stdout, /^view discover \(openai\) {2}warning {2}budget-openai-tools {2}20 functions/m)
+  assert.match(shipped.stdout, /^view discover \(openai\) {2}warning {2}budget-openai-tools {2}22 functions/m)
   assert.match(
     shipped.stdout,
     /^view discover \(mcp\) {2}warning {2}budget-tokens {2}\d+ tokens, over budgets\.tokens \(3500\)/m,

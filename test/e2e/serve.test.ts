@@ -11,7 +11,7 @@ test('toolgate serve on embedded defaults: the shipped catalog serves and the ex
   const catalog = (await (await fetch(`${server.url}/catalog`)).json()) as { services: { id: string }[] }
   assert.deepEqual(
     catalog.services.map((s: { id: string }) => s.id),
-    ['billing', 'tickets'],
+    ['billing', 'support', 'tickets'],
   )
   const upstream = /"upstream":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(server.logs())?.[1]
   assert.ok(upstream, 'the example upstream is announced in the log')

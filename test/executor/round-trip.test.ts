@@ -111,7 +111,8 @@ async function roundTrip(t: { after(fn: () => Promise<unknown>): void }, dir: st
   const failures: string[] = []
   const repaired: string[] = []
   let calls = 0
-  for (const tool of catalog.tools.filter((candidate) => !candidate.ignored)) {
+  // Workflow tools are no operation of a source document: their steps are these operations.
+  for (const tool of catalog.tools.filter((candidate) => !candidate.ignored && !candidate.workflow)) {
     const args = await argumentsFor(tool, check)
     if (!args) {
       failures.push(`${tool.id}: no schema-valid arguments could be generated`)
@@ -133,7 +134,12 @@ async function roundTrip(t: { after(fn: () => Promise<unknown>): void }, dir: st
       `${tool.id} → ${outcome.status}: ${detail.slice(0, 600)}\n  args: ${JSON.stringify(args).slice(0, 300)}`,
     )
   }
-  return { tools: catalog.tools.filter((candidate) => !candidate.ignored).length, calls, failures, repaired }
+  return {
+    tools: catalog.tools.filter((candidate) => !candidate.ignored && !candidate.workflow).length,
+    calls,
+    failures,
+    repaired,
+  }
 }
 
 /**

@@ -41,6 +41,7 @@ describe('deferred documents on the shipped specs', async () => {
       document.map((tool) => [tool.type, tool.name]),
       [
         ['namespace', 'billing'],
+        ['namespace', 'support'],
         ['namespace', 'tickets'],
         ['tool_search', undefined],
       ],
@@ -94,8 +95,13 @@ describe('deferred documents on the shipped specs', async () => {
       },
       {
         type: 'namespace',
-        name: 'tickets',
+        name: 'support',
         description: (renderOpenAIDeferred(catalog, DISCOVER_VIEW)[1] as unknown as Json).description,
+      },
+      {
+        type: 'namespace',
+        name: 'tickets',
+        description: (renderOpenAIDeferred(catalog, DISCOVER_VIEW)[2] as unknown as Json).description,
       },
       { type: 'tool_search' },
     ])

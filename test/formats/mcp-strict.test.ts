@@ -49,7 +49,7 @@ describe('MCP ?strict=true through the app', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL('/mcp?strict=true', url)))
     t.after(() => client.close())
     const { tools } = await client.listTools()
-    assert.equal(tools.length, 20)
+    assert.equal(tools.length, 22)
     const list = tools.find((tool) => tool.name === 'tickets_list_tickets')!
     const schema = list.inputSchema as { properties: Record<string, unknown>; required: string[] }
     assert.equal((list.inputSchema as { additionalProperties?: unknown }).additionalProperties, false)
