@@ -490,19 +490,19 @@ test('generated secrets in every identity slot (issue 45): none reaches a log li
             const as = (token: string) => ({ authorization: `Bearer ${token}` })
             const call = (url: string, token: string) =>
               app.inject({ method: 'POST', url, headers: as(token), payload: {} })
-            const api_ = (op: string) => `/tools/${encodeURIComponent(`api:${op}`)}`
-            const xapi = (op: string) => `/tools/${encodeURIComponent(`xapi:${op}`)}`
+            const apiTool = (op: string) => `/tools/${encodeURIComponent(`api:${op}`)}`
+            const xapiTool = (op: string) => `/tools/${encodeURIComponent(`xapi:${op}`)}`
             const responses = [
-              await call(api_('listTickets'), OPERATOR),
-              await call(api_('listTickets'), OPERATOR),
-              await call(api_('createTicket'), OPERATOR),
-              await call(`${api_('listTickets')}?dryRun=true`, OPERATOR),
-              await call(api_('listTickets'), TEAM),
-              await call(`${api_('listTickets')}?dryRun=true`, TEAM),
-              await call(xapi('listTickets'), subject),
-              await call(xapi('createTicket'), subject),
-              await call(`${xapi('listTickets')}?dryRun=true`, subject),
-              await call(xapi('listTickets'), ROBOT),
+              await call(apiTool('listTickets'), OPERATOR),
+              await call(apiTool('listTickets'), OPERATOR),
+              await call(apiTool('createTicket'), OPERATOR),
+              await call(`${apiTool('listTickets')}?dryRun=true`, OPERATOR),
+              await call(apiTool('listTickets'), TEAM),
+              await call(`${apiTool('listTickets')}?dryRun=true`, TEAM),
+              await call(xapiTool('listTickets'), subject),
+              await call(xapiTool('createTicket'), subject),
+              await call(`${xapiTool('listTickets')}?dryRun=true`, subject),
+              await call(xapiTool('listTickets'), ROBOT),
               await app.inject({ url: '/catalog', headers: as(OPERATOR) }),
               await app.inject({
                 url: `/explorer/api/tools/${encodeURIComponent('api:listTickets')}`,
