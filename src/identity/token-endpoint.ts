@@ -66,9 +66,22 @@ export async function fetchToken(
   return traceTokenRequest(
     { tokenUrl: token.tokenUrl, grantType: token.form.grant_type },
     headers,
-    () => send(token, form, headers, options),
+    () => send(token, form, headers, options).then((answer) => withoutEcho(answer, token)),
     (answer) => ('failure' in answer ? answer : { ok: true }),
   )
+}
+
+/**
+ * A careless endpoint quotes back what it was sent (its `error` code the client secret or the
+ * subject token): such a code is not passed on, in an error, a log line or a trace.
+ */
+function withoutEcho(answer: IssuedToken | TokenFailure, token: TokenRequest): IssuedToken | TokenFailure {
+  if (!('failure' in answer) || answer.oauthError === undefined) return answer
+  const code = answer.oauthError
+  const sent = [token.clientSecret, token.form.subject_token].filter((one): one is string => Boolean(one))
+  if (!sent.some((one) => code.includes(one) || (code.length >= 6 && one.includes(code)))) return answer
+  const { oauthError: _quoted, ...rest } = answer
+  return { ...rest, detail: 'an OAuth error code that quotes the credentials it was sent' }
 }
 
 async function send(
@@ -147,7 +160,7 @@ function readToken(json: Record<string, unknown>, status: number): IssuedToken |
   if (!TOKEN_CHARS.test(accessToken))
     return invalid('its access_token holds characters a header cannot carry', status)
   if (typeof tokenType === 'string' && tokenType.toLowerCase() !== 'bearer')
-    return invalid(`its token_type is ${JSON.stringify(tokenType.slice(0, 40))}, not Bearer`, status)
+    return invalid('its token_type is not Bearer', status)
   if (expiresIn === undefined) return { accessToken, expiresIn: undefined }
   // Some endpoints send the number as a string ("3600"); anything else is no lifetime.
   const seconds =

@@ -10,9 +10,18 @@ import fc from 'fast-check'
 import { buildApp, REDACTED_PATHS } from '../../src/app.js'
 import { fsSourceReader } from '../../src/catalog/index.js'
 import { loadConfig } from '../../src/config/load-config.js'
+import { startAuthServer } from '../helpers/auth-server.js'
+import {
+  API_AUDIENCE,
+  type OidcServer,
+  oauthSpec,
+  type ProtectedApi,
+  startOidcServer,
+  startProtectedApi,
+} from '../helpers/oidc-provider.js'
 import { fromRoot } from '../helpers/paths.js'
 import { remoteTool } from '../helpers/remote-tools.js'
-import { closedPort, startUpstream } from '../helpers/upstreams.js'
+import { closedPort, type Received, startUpstream } from '../helpers/upstreams.js'
 
 const printable = fc
   .integer({ min: 0x21, max: 0x7e })
@@ -259,4 +268,311 @@ test('generated secrets through every error path: none reaches /ready, /catalog,
     `refused at load ${reached.refusedAtLoad}, served ${reached.served} (remote ${[...reached.modes].sort().join(', ')}; statuses ${[...reached.statuses].sort().join(', ')})`,
   )
   assert.ok(reached.refusedAtLoad > 0 && reached.served > 0, 'both the load and the serving paths ran')
+})
+
+// Issue 45's secret slots: the client secret of client credentials, the token it fetches, the token
+// exchange's client secret, the caller's subject token and the token it is exchanged for, and a
+// client's own credentials; against a real authorization server (oidc-provider) or a real token
+// endpoint that misbehaves.
+const IDENTITY_SLOTS = [
+  'ccSecret',
+  'ccToken',
+  'exchangeSecret',
+  'subjectToken',
+  'exchangedToken',
+  'clientOwn',
+] as const
+type IdentitySlot = (typeof IDENTITY_SLOTS)[number]
+/** `issued`: the real authorization server; every other mode is a token endpoint that misbehaves. */
+const ENDPOINT_MODES = [
+  'issued',
+  'token',
+  'bad-expiry',
+  'no-token',
+  'html',
+  'oauth-error',
+  'refused',
+  'token-type',
+  'server-error',
+  'huge',
+  'down',
+] as const
+type EndpointMode = (typeof ENDPOINT_MODES)[number]
+const GATEWAY = 'https://gateway.test.example'
+const TEAM = 'team-static-token-0123456789'
+const ROBOT = 'robot-static-token-0123456789'
+const formEncode = (text: string) => encodeURIComponent(text).replaceAll('%20', '+')
+
+/** `leaked`, and the forms a token request carries the secret in: percent- and form-encoded, the basic pair's base64. */
+function leakedAnyForm(secret: string, text: string, clientIds: readonly string[]): string | undefined {
+  const found = leaked(secret, text)
+  if (found) return found
+  let forms: string[] = []
+  try {
+    forms = [encodeURIComponent(secret), formEncode(secret)]
+    for (const id of clientIds) {
+      forms.push(Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64'))
+      forms.push(Buffer.from(`${id}:${secret}`).toString('base64'))
+    }
+  } catch {
+    // A lone surrogate has no percent form: nothing of it can be in the text that way.
+  }
+  return forms.find((form) => text.includes(form))
+}
+
+/** A token (a JWT here): whole, or its signature, the part that makes it a credential. */
+function leakedToken(token: string, text: string): string | undefined {
+  const signature = token.split('.').at(-1) ?? token
+  return [token, signature].find((form) => form.length >= 16 && text.includes(form))
+}
+
+/** What a token request carried: the client secret (basic or form) and the subject token. */
+function sentSecrets(received: Received): string[] {
+  const form = new URLSearchParams(received.body.toString('utf8'))
+  const found = [form.get('client_secret'), form.get('subject_token')]
+  const basic = String(received.headers.authorization ?? '')
+  if (basic.startsWith('Basic ')) {
+    const pair = Buffer.from(basic.slice(6), 'base64').toString('utf8')
+    const colon = pair.indexOf(':')
+    try {
+      found.push(decodeURIComponent(pair.slice(colon + 1).replaceAll('+', ' ')))
+    } catch {
+      found.push(pair.slice(colon + 1))
+    }
+  }
+  return found.filter((one): one is string => typeof one === 'string' && one !== '')
+}
+
+test('generated secrets in every identity slot (issue 45): none reaches a log line, an error, a dry run, /catalog, the explorer or /metrics', async (t) => {
+  const specs = await mkdtemp(join(tmpdir(), 'toolgate-leaks-id-'))
+  const gwYaml = join(await mkdtemp(join(tmpdir(), 'toolgate-leaks-gw-')), 'gw.yaml')
+  const callers = await startAuthServer(t)
+  let secret = ''
+  let mode: EndpointMode = 'token'
+  let slots: readonly IdentitySlot[] = []
+  const at = (slot: IdentitySlot) => (slots.includes(slot) ? secret : PLAIN)
+  // The misbehaving token endpoint: what a careless one does is quote back what it was sent.
+  const endpoint = await startUpstream(t, (received, res) => {
+    const sent = sentSecrets(received)
+    const exchange = received.body.toString('utf8').includes('subject_token=')
+    const issued = exchange ? at('exchangedToken') : at('ccToken')
+    const answer = (status: number, body: unknown, type = 'application/json') => {
+      res.writeHead(status, { 'content-type': type })
+      res.end(typeof body === 'string' ? body : JSON.stringify(body))
+    }
+    switch (mode) {
+      case 'token':
+        return answer(200, { access_token: issued, token_type: 'Bearer', expires_in: 300 })
+      case 'bad-expiry':
+        return answer(200, { access_token: issued, token_type: 'Bearer', expires_in: -30 })
+      case 'no-token':
+        return answer(200, { token_type: 'Bearer', sent, note: `${issued} ${sent.join(' ')}` })
+      case 'html':
+        return answer(
+          200,
+          `<html>sent ${sent.join(' ')} ${JSON.stringify(sent)} got ${issued}</html>`,
+          'text/html',
+        )
+      case 'oauth-error':
+        return answer(400, { error: sent[0] ?? issued, error_description: `bad ${sent.join(' ')}` })
+      case 'refused':
+        return answer(400, { error: 'invalid_grant', error_description: `bad ${sent.join(' ')}`, sent })
+      case 'token-type':
+        return answer(200, { access_token: issued, token_type: sent[0] ?? issued, expires_in: 300 })
+      case 'server-error':
+        return answer(500, { error_description: `${sent.join(' ')} ${issued}` })
+      default:
+        return answer(200, { access_token: `${issued}${'x'.repeat(1024 * 1024)}`, expires_in: 300 })
+    }
+  })
+  const down = await closedPort()
+  // The API behind: verifies issued tokens (issued mode); otherwise refuses each token it is sent.
+  const refusing = await startUpstream(t, (_received, res) => {
+    res.writeHead(401, {
+      'content-type': 'application/json',
+      'www-authenticate': 'Bearer error="invalid_token"',
+    })
+    res.end('{"error":"invalid_token"}')
+  })
+  const reached = {
+    refusedAtLoad: 0,
+    served: 0,
+    apiAnswered: 0,
+    modes: new Set<string>(),
+    codes: new Set<string>(),
+  }
+
+  await fc.assert(
+    fc.asyncProperty(
+      secretArb,
+      fc.constantFrom(...ENDPOINT_MODES),
+      fc.subarray([...IDENTITY_SLOTS], { minLength: 1 }),
+      fc.constantFrom('client_secret_basic', 'client_secret_post'),
+      async (generated, endpointMode, chosen, auth) => {
+        secret = generated
+        mode = endpointMode
+        slots = chosen
+        let tokenUrl = mode === 'down' ? `http://127.0.0.1:${down}/token` : `${endpoint.url}/token`
+        let apiUrl = refusing.url
+        let oidc: OidcServer | undefined
+        let api: ProtectedApi | undefined
+        if (mode === 'issued') {
+          oidc = await startOidcServer(
+            t,
+            [
+              { client_id: 'gateway', client_secret: at('ccSecret'), token_endpoint_auth_method: auth },
+              { client_id: 'team', client_secret: at('clientOwn'), token_endpoint_auth_method: auth },
+              { client_id: 'exchanger', client_secret: at('exchangeSecret') },
+            ],
+            callers,
+          )
+          api = await startProtectedApi(t, oidc)
+          tokenUrl = oidc.tokenUrl
+          apiUrl = api.url
+        }
+        const out: string[] = []
+        try {
+          await writeFile(join(specs, 'api.json'), oauthSpec(apiUrl, tokenUrl))
+          await writeFile(join(specs, 'xapi.json'), oauthSpec(apiUrl, tokenUrl))
+          const cc = (id: string, slot: IdentitySlot) =>
+            `{ clientId: ${id}, clientSecret: { value: ${yamlQuote(at(slot))} }, tokenUrl: "${tokenUrl}", auth: ${auth} }`
+          await writeFile(
+            gwYaml,
+            [
+              `publicUrl: ${GATEWAY}`,
+              'services:',
+              '  api:',
+              `    credentials: { oauth: ${cc('gateway', 'ccSecret')} }`,
+              '  xapi:',
+              `    tokenExchange: { tokenUrl: "${tokenUrl}", clientId: exchanger, clientSecret: { value: ${yamlQuote(at('exchangeSecret'))} }, audience: "${API_AUDIENCE}" }`,
+              'clients:',
+              `  - { id: ops, token: { value: ${OPERATOR} }, operator: true }`,
+              `  - { id: robot, token: { value: ${ROBOT} } }`,
+              `  - id: team`,
+              `    token: { value: ${TEAM} }`,
+              `    credentials: { api: { oauth: ${cc('team', 'clientOwn')} } }`,
+              '  - id: agent',
+              `    jwt: { issuer: "${callers.issuer}", jwksUrl: "${callers.jwksUrl}" }`,
+            ].join('\n'),
+          )
+          let config: Awaited<ReturnType<typeof loadConfig>>
+          try {
+            config = await loadConfig(
+              { SPECS_DIR: specs, TOOLGATE_CONFIG: gwYaml, SPECS_POLL_INTERVAL: '0' },
+              (path) => readFile(path, 'utf8'),
+            )
+          } catch (err) {
+            const message = `${(err as Error).message}\n${(err as Error).stack}`
+            assert.match(message, /invalid configuration/)
+            assert.equal(leakedAnyForm(secret, message, ['gateway', 'team', 'exchanger']), undefined, message)
+            reached.refusedAtLoad++
+            return
+          }
+          const stream = new Writable({
+            write(chunk, _encoding, done) {
+              out.push(chunk.toString())
+              done()
+            },
+          })
+          const app = await buildApp({
+            config,
+            reader: fsSourceReader,
+            logger: { level: 'info', stream, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+          })
+          try {
+            // The caller's subject token: a JWT of the trusted issuer, its claims holding the secret when that slot is chosen.
+            const subject = await callers.sign({
+              sub: 'alice',
+              client_id: 'agent',
+              aud: GATEWAY,
+              ...(slots.includes('subjectToken') ? { note: secret } : {}),
+            })
+            const as = (token: string) => ({ authorization: `Bearer ${token}` })
+            const call = (url: string, token: string) =>
+              app.inject({ method: 'POST', url, headers: as(token), payload: {} })
+            const apiTool = (op: string) => `/tools/${encodeURIComponent(`api:${op}`)}`
+            const xapiTool = (op: string) => `/tools/${encodeURIComponent(`xapi:${op}`)}`
+            const responses = [
+              await call(apiTool('listTickets'), OPERATOR),
+              await call(apiTool('listTickets'), OPERATOR),
+              await call(apiTool('createTicket'), OPERATOR),
+              await call(`${apiTool('listTickets')}?dryRun=true`, OPERATOR),
+              await call(apiTool('listTickets'), TEAM),
+              await call(`${apiTool('listTickets')}?dryRun=true`, TEAM),
+              await call(xapiTool('listTickets'), subject),
+              await call(xapiTool('createTicket'), subject),
+              await call(`${xapiTool('listTickets')}?dryRun=true`, subject),
+              await call(xapiTool('listTickets'), ROBOT),
+              await app.inject({ url: '/catalog', headers: as(OPERATOR) }),
+              await app.inject({
+                url: `/explorer/api/tools/${encodeURIComponent('api:listTickets')}`,
+                headers: as(OPERATOR),
+              }),
+              await app.inject({
+                url: `/explorer/api/tools/${encodeURIComponent('xapi:listTickets')}`,
+                headers: as(OPERATOR),
+              }),
+              await app.inject({ url: '/metrics', headers: as(OPERATOR) }),
+              await app.inject('/ready'),
+            ]
+            reached.served++
+            reached.modes.add(mode)
+            for (const response of responses) {
+              if (!String(response.headers['content-type']).includes('json')) continue
+              const code = (response.json() as { code?: unknown } | null)?.code
+              if (typeof code === 'string') reached.codes.add(code)
+            }
+            const text = [...responses.map((r) => `${r.body} ${JSON.stringify(r.headers)}`), ...out].join(
+              '\n',
+            )
+            const part = leakedAnyForm(secret, text, ['gateway', 'team', 'exchanger'])
+            assert.equal(
+              part,
+              undefined,
+              `the secret's ${JSON.stringify(part)} appeared in:\n${text.slice(0, 4000)}`,
+            )
+            // The tokens the real server issued, and the caller's own: never in the text either.
+            const issuedTokens = (api?.calls ?? []).flatMap((seen) => (seen.token ? [seen.token] : []))
+            reached.apiAnswered += (api?.calls ?? []).filter((seen) => seen.status === 200).length
+            for (const token of [subject, ...issuedTokens]) {
+              const found = leakedToken(token, text)
+              assert.equal(found, undefined, `a token appeared in:\n${text.slice(0, 4000)}`)
+            }
+          } finally {
+            await app.close()
+          }
+        } finally {
+          await api?.close()
+          await oidc?.close()
+        }
+      },
+    ),
+    {
+      numRuns: 60,
+      // Each endpoint mode once with the secret in every slot: every path below runs whatever is generated.
+      examples: ENDPOINT_MODES.map((one, i) => [
+        'S`tok`en-`pa55`word',
+        one,
+        [...IDENTITY_SLOTS],
+        i % 2 === 0 ? 'client_secret_basic' : 'client_secret_post',
+      ]),
+    },
+  )
+  t.diagnostic(
+    `refused at load ${reached.refusedAtLoad}, served ${reached.served}, issued calls answered 200: ${reached.apiAnswered} (token endpoint ${[...reached.modes].sort().join(', ')}; codes ${[...reached.codes].sort().join(', ')})`,
+  )
+  assert.deepEqual(
+    [...reached.modes].sort(),
+    [...ENDPOINT_MODES].sort(),
+    'every token endpoint mode served calls',
+  )
+  assert.ok(reached.apiAnswered > 0, 'the real server issued tokens the API accepted')
+  for (const code of [
+    'TG_ERR_UPSTREAM_TOKEN_INVALID',
+    'TG_ERR_UPSTREAM_TOKEN_UNREACHABLE',
+    'TG_ERR_UPSTREAM_TOKEN_REFUSED',
+    'TG_ERR_UPSTREAM_EXCHANGE_REFUSED',
+    'TG_ERR_UPSTREAM_CALLER_TOKEN_MISSING',
+  ])
+    assert.ok(reached.codes.has(code), `a call ended in ${code}`)
 })

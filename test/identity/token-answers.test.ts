@@ -106,3 +106,43 @@ test('property: any token answer is a header-safe Bearer token or a named failur
   // The generator reaches every outcome, so the property checks each of them.
   assert.ok(seen.tokens > 0 && seen.refused > 0 && seen.invalid > 0, JSON.stringify(seen))
 })
+
+test('an endpoint quoting back the client secret or subject token as its error code: the code is not passed on, a plain one is', async (t) => {
+  const dispatcher = new Agent()
+  t.after(() => dispatcher.close())
+  // A careless endpoint: its `error` is what it was sent (the secret of the basic pair or the form, the subject token) or a real code.
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = []
+    for await (const chunk of req) chunks.push(chunk as Buffer)
+    const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'))
+    const basic = Buffer.from(String(req.headers.authorization ?? '').slice(6), 'base64').toString('utf8')
+    const secret = form.get('client_secret') ?? decodeURIComponent(basic.slice(basic.indexOf(':') + 1))
+    const echo = form.get('scope') === 'echo-subject' ? form.get('subject_token') : secret
+    res.writeHead(400, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({ error: form.get('scope') === 'plain' ? 'invalid_client' : echo }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  t.after(() => new Promise((resolve) => server.close(() => resolve(undefined))))
+  const tokenUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/token`
+  const ask = (auth: 'client_secret_basic' | 'client_secret_post', form: Record<string, string>) =>
+    fetchToken(
+      { tokenUrl, clientId: 'gateway', clientSecret: 'the-client-secret-42', auth, form },
+      { dispatcher, timeoutMs: 5_000 },
+    )
+  for (const auth of ['client_secret_basic', 'client_secret_post'] as const) {
+    const echoed = await ask(auth, { grant_type: 'client_credentials' })
+    assert.ok('failure' in echoed && echoed.failure === 'refused', JSON.stringify(echoed))
+    assert.equal(echoed.oauthError, undefined)
+    assert.doesNotMatch(JSON.stringify(echoed), /the-client-secret-42/)
+    assert.match(echoed.detail, /quotes the credentials/)
+  }
+  const subject = await ask('client_secret_basic', {
+    grant_type: 'urn:ietf:params:oauth:grant-type:token-exchange',
+    subject_token: 'subject-token-of-the-caller-7',
+    scope: 'echo-subject',
+  })
+  assert.ok('failure' in subject && subject.oauthError === undefined, JSON.stringify(subject))
+  assert.doesNotMatch(JSON.stringify(subject), /subject-token-of-the-caller-7/)
+  const plain = await ask('client_secret_post', { grant_type: 'client_credentials', scope: 'plain' })
+  assert.ok('failure' in plain && plain.oauthError === 'invalid_client', JSON.stringify(plain))
+})
