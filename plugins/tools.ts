@@ -13,9 +13,9 @@ import {
   type ToolOutcome,
   type UpstreamClient,
 } from '../src/executor/index.js'
+import { DEFAULT_WORKFLOW_SETTINGS, withWorkflows } from '../src/executor/workflow/workflow-executor.js'
 import { createRedisTokenStore, createUpstreamTokens, type UpstreamTokens } from '../src/identity/index.js'
 import { traceExecutor } from '../src/tracing/tool-span.js'
-import { DEFAULT_WORKFLOW_SETTINGS, withWorkflows } from '../src/executor/workflow/workflow-executor.js'
 import { isRecord } from '../src/util/is-record.js'
 import { logsInfo } from '../src/util/log-level.js'
 import { PACKAGE_VERSION } from '../src/version.js'
