@@ -151,7 +151,8 @@ export function responseOf(
     else parsed = { ok: false, why: `the answer is not JSON but ${outcome.body.contentType}` }
     return parsed
   }
-  return { status: outcome.status, headers: outcome.headers, body, ...extra }
+  const headers = (outcome.kind === 'answer' && outcome.upstreamHeaders) || outcome.headers
+  return { status: outcome.status, headers, body, ...extra }
 }
 
 function needResponse(expression: Expression, context: RunContext): StepResponse {
