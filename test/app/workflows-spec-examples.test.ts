@@ -6,6 +6,14 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
+import { allHold } from '../../src/executor/workflow/criteria.js'
+import {
+  ABSENT,
+  type RunContext,
+  readExpression,
+  resolveValue,
+} from '../../src/executor/workflow/evaluate.js'
+import { parseExpression } from '../../src/executor/workflow/expression.js'
 import { configFile, testApp } from '../helpers/app.js'
 import { MEMORY_DIR, memoryReader } from '../helpers/memory-catalog.js'
 import { fromRoot } from '../helpers/paths.js'
@@ -260,5 +268,111 @@ describe('the Arazzo repository examples (examples/1.0.0)', () => {
       complete: false,
     })
     assert.deepEqual(body.outputs, { workflow_order_id: 42 })
+  })
+})
+
+/** A context where every expression of the specification's table has a value. */
+function tableContext(status = 200): RunContext {
+  return {
+    inputs: {
+      username: 'alice',
+      pet_id: 7,
+      coupon_code: 'SPRING',
+      quantity: 2,
+      petOrderRequest: { petId: 7 },
+    },
+    steps: new Map([['someStepId', { pets: [{ id: 10 }, { id: 11 }] }]]),
+    workflows: new Map([
+      ['foo', { inputs: { username: 'bob' }, outputs: { bar: 'B', mappedResponse: { name: 'Rex' } } }],
+    ]),
+    components: { parameters: { foo: { name: 'foo', in: 'query', value: 1 } } },
+    outputs: { bar: 'own' },
+    response: {
+      status,
+      headers: { Server: 'petstore/1.0' },
+      body: () => ({ ok: true, value: { status: 'placed', pets: [] } }),
+      url: 'http://127.0.0.1/pets/42',
+      method: 'GET',
+      request: {
+        parameters: { header: { Accept: 'application/json' }, path: { id: '42' } },
+        body: { user: { uuid: 'u-1' } },
+      },
+    },
+    where: 'workflow spec, step table',
+  }
+}
+
+describe('the specification text: runtime expression examples and criterion examples', () => {
+  // §4.8 "Examples": every expression of the table, and the value it has in tableContext.
+  const table: [string, unknown][] = [
+    ['$method', 'GET'],
+    ['$request.header.accept', 'application/json'],
+    ['$request.path.id', '42'],
+    ['$request.body#/user/uuid', 'u-1'],
+    ['$url', 'http://127.0.0.1/pets/42'],
+    ['$response.body#/status', 'placed'],
+    ['$response.header.Server', 'petstore/1.0'],
+    ['$inputs.username', 'alice'],
+    ['$workflows.foo.inputs.username', 'bob'],
+    ['$steps.someStepId.outputs.pets', [{ id: 10 }, { id: 11 }]],
+    ['$steps.someStepId.outputs.pets#/0/id', 10],
+    ['$outputs.bar', 'own'],
+    ['$workflows.foo.outputs.bar', 'B'],
+    ['$workflows.foo.outputs.mappedResponse#/name', 'Rex'],
+    ['$components.parameters.foo', { name: 'foo', in: 'query', value: 1 }],
+  ]
+  for (const [text, value] of table)
+    test(`${text} parses and reads its value`, () => {
+      const parsed = parseExpression(text)
+      assert.ok(parsed.ok, JSON.stringify(parsed))
+      assert.deepEqual(readExpression(parsed.expression, tableContext()), value)
+    })
+
+  test('an expression of the table reads nothing where the run has no such value', () => {
+    const parsed = parseExpression('$workflows.foo.inputs.password')
+    assert.ok(parsed.ok)
+    assert.equal(readExpression(parsed.expression, tableContext()), ABSENT)
+  })
+
+  test('Criterion Object Examples: simple and regex hold on 200, not on 404', () => {
+    const simple = { condition: '$statusCode == 200', type: 'simple' } as const
+    const regex = { context: '$statusCode', condition: '^200$', type: 'regex' } as const
+    assert.equal(allHold([simple, regex], tableContext(200)), true)
+    assert.equal(allHold([simple], tableContext(404)), false)
+    assert.equal(allHold([regex], tableContext(404)), false)
+    assert.equal(
+      allHold([{ condition: "$response.header.Server == 'PETSTORE/1.0'", type: 'simple' }], tableContext()),
+      true,
+      'string comparisons are case insensitive',
+    )
+  })
+
+  test('RequestBody Object Examples: JSON templated, JSON object, complete runtime expression, form data string', () => {
+    const context = tableContext()
+    const templated =
+      '{\n  "petOrder": {\n    "petId": "{$inputs.pet_id}",\n    "couponCode": "{$inputs.coupon_code}",\n    "quantity": "{$inputs.quantity}",\n    "status": "placed",\n    "complete": false\n  }\n}\n'
+    assert.deepEqual(JSON.parse(resolveValue(templated, context) as string), {
+      petOrder: { petId: '7', couponCode: 'SPRING', quantity: '2', status: 'placed', complete: false },
+    })
+    assert.deepEqual(
+      resolveValue(
+        {
+          petOrder: {
+            petId: '$inputs.pet_id',
+            couponCode: '$inputs.coupon_code',
+            quantity: '$inputs.quantity',
+            status: 'placed',
+            complete: false,
+          },
+        },
+        context,
+      ),
+      { petOrder: { petId: 7, couponCode: 'SPRING', quantity: 2, status: 'placed', complete: false } },
+    )
+    assert.deepEqual(resolveValue('$inputs.petOrderRequest', context), { petId: 7 })
+    assert.equal(
+      resolveValue('client_id={$inputs.username}&grant_type=code', context),
+      'client_id=alice&grant_type=code',
+    )
   })
 })
