@@ -15,7 +15,7 @@ import {
 } from '../../src/executor/workflow/evaluate.js'
 import { parseExpression } from '../../src/executor/workflow/expression.js'
 import { configFile, testApp } from '../helpers/app.js'
-import { MEMORY_DIR, memoryReader } from '../helpers/memory-catalog.js'
+import { catalogOf, MEMORY_DIR, memoryReader, problemsOf } from '../helpers/memory-catalog.js'
 import { fromRoot } from '../helpers/paths.js'
 import { type Received, type Responder, startUpstream } from '../helpers/upstreams.js'
 
@@ -375,4 +375,29 @@ describe('the specification text: runtime expression examples and criterion exam
       'client_id=alice&grant_type=code',
     )
   })
+})
+
+test('an RFC 9535 function call is refused; a member named like one, or a Goessner filter, is not', async () => {
+  const document = (condition: string) =>
+    fixture('spec-text-count.arazzo.yaml').replaceAll('$[?count(@.pets) > 0]', condition)
+  const problems = async (condition: string) =>
+    problemsOf(
+      await catalogOf({
+        'petstore.openapi.yaml': fixture('petstore.openapi.yaml'),
+        'c.arazzo.yaml': document(condition),
+      }),
+      'workflow-criterion-invalid',
+    ).map((p) => p.message.replace(/^.*calls the RFC 9535 function /, ''))
+  for (const [condition, refused] of [
+    ['$[?length(@.tags) > 1]', 'length()'],
+    ["$[?match(@.name, 'R.*')]", 'match()'],
+    ["$[?search(@.name, 'x')]", 'search()'],
+    ['$[?value(@..id) == 10]', 'value()'],
+  ] as const)
+    assert.deepEqual(await problems(condition), [
+      `${refused}, which toolgate's JSONPath (jsonpath-plus) does not evaluate`,
+      `${refused}, which toolgate's JSONPath (jsonpath-plus) does not evaluate`,
+    ])
+  for (const condition of ['$[?(@.count > 0)]', "$['count']", '$..value', '$[?(@.length > 1)]'])
+    assert.deepEqual(await problems(condition), [], condition)
 })
