@@ -128,6 +128,9 @@ function readCriteria(raw: unknown, pointer: string, context: StepContext): Work
     .filter((c): c is WorkflowCriterion => c !== undefined)
 }
 
+/** RFC 9535 function extensions (§2.4): jsonpath-plus has none, and would quietly match nothing. */
+const RFC9535_FUNCTION = /(?<![\w.$@])(count|length|match|search|value)\s*\(/
+
 /** A criterion that parses (simple), compiles in linear time (regex) or names a context (jsonpath). */
 function readCriterion(raw: unknown, pointer: string, context: StepContext): WorkflowCriterion | undefined {
   const fail = (message: string) => {
@@ -157,6 +160,11 @@ function readCriterion(raw: unknown, pointer: string, context: StepContext): Wor
   }
   if (type === 'jsonpath' && !raw.condition.startsWith('$'))
     return fail(`JSONPath ${raw.condition.slice(0, 200)} does not start with $`)
+  const call = type === 'jsonpath' ? RFC9535_FUNCTION.exec(raw.condition) : null
+  if (call)
+    return fail(
+      `JSONPath ${raw.condition.slice(0, 200)} calls the RFC 9535 function ${call[1]}(), which toolgate's JSONPath (jsonpath-plus) does not evaluate`,
+    )
   return {
     condition: raw.condition,
     type,

@@ -155,7 +155,11 @@ const FLOWS = {
       dependsOn: ['orderPet'],
       inputs: { type: 'object', properties: { petId: { type: 'string' } } },
       steps: [getPet('$inputs.petId')],
-      outputs: { orderId: '$workflows.orderPet.outputs.orderId', name: '$steps.getPet.outputs.name' },
+      outputs: {
+        orderId: '$workflows.orderPet.outputs.orderId',
+        orderedPet: '$workflows.orderPet.inputs.petId',
+        name: '$steps.getPet.outputs.name',
+      },
     },
     {
       workflowId: 'pointerIntoText',
@@ -360,7 +364,7 @@ describe('the workflow runner against a real upstream', () => {
     const { status, body } = await run(app, 'flows_after_order', { petId: 'p1' })
     assert.equal(status, 200, JSON.stringify(body))
     assert.deepEqual(sent(upstream.received), ['GET /pets/p1', 'POST /orders', 'GET /pets/p1'])
-    assert.deepEqual(body.outputs, { orderId: 'ORD-1', name: 'Rex' })
+    assert.deepEqual(body.outputs, { orderId: 'ORD-1', orderedPet: 'p1', name: 'Rex' })
   })
 
   test('a pointer into an answer that is not JSON: a run error naming step and expression', async (t) => {

@@ -24,11 +24,17 @@ export interface StepRequest {
   readonly body?: unknown
 }
 
+export interface WorkflowRan {
+  readonly inputs: Readonly<Record<string, unknown>>
+  readonly outputs: Readonly<Record<string, unknown>>
+}
+
 /** What a run has gathered so far: where `$inputs`, `$steps`, `$workflows`, `$components` read. */
 export interface RunContext {
   readonly inputs: Readonly<Record<string, unknown>>
   readonly steps: ReadonlyMap<string, Readonly<Record<string, unknown>>>
-  readonly workflows: ReadonlyMap<string, Readonly<Record<string, unknown>>>
+  /** Each workflow run through dependsOn: the inputs it ran with and its outputs. */
+  readonly workflows: ReadonlyMap<string, WorkflowRan>
   readonly components: unknown
   /** The workflow outputs gathered so far (`$outputs.*`), or a nested workflow's outputs. */
   readonly outputs?: Readonly<Record<string, unknown>>
@@ -80,12 +86,17 @@ export function readExpression(expression: Expression, context: RunContext): unk
       return atPointer(walk(context.outputs ?? {}, expression.names), expression.pointer)
     case 'components':
       return atPointer(walk(context.components, expression.names), expression.pointer)
-    case 'steps':
-    case 'workflows': {
+    case 'steps': {
       const [id, , ...rest] = expression.names
-      const ran = (expression.root === 'steps' ? context.steps : context.workflows).get(id!)
+      const ran = context.steps.get(id!)
       if (!ran) return ABSENT
       return atPointer(walk(ran, rest), expression.pointer)
+    }
+    case 'workflows': {
+      const [id, part, ...rest] = expression.names
+      const ran = context.workflows.get(id!)
+      if (!ran) return ABSENT
+      return atPointer(walk(part === 'inputs' ? ran.inputs : ran.outputs, rest), expression.pointer)
     }
     case 'sourceDescriptions':
       throw new RunError(
@@ -151,7 +162,8 @@ export function responseOf(
     else parsed = { ok: false, why: `the answer is not JSON but ${outcome.body.contentType}` }
     return parsed
   }
-  return { status: outcome.status, headers: outcome.headers, body, ...extra }
+  const headers = (outcome.kind === 'answer' && outcome.upstreamHeaders) || outcome.headers
+  return { status: outcome.status, headers, body, ...extra }
 }
 
 function needResponse(expression: Expression, context: RunContext): StepResponse {

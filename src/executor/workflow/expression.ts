@@ -1,7 +1,7 @@
 /**
  * Arazzo 1.0.1 runtime expressions (§4.8): `$inputs.x`, `$steps.<id>.outputs.<name>`,
  * `$response.body#/pointer`, `$response.header.X`, `$statusCode`, `$url`, `$method`,
- * `$request.*`, `$outputs.*`, `$workflows.<id>.outputs.<name>` and `$components.*`, alone or
+ * `$request.*`, `$outputs.*`, `$workflows.<id>.inputs|outputs.<name>` and `$components.*`, alone or
  * embedded in text as `{$expression}`. Parsed without backtracking or recursion: any string
  * either parses or is refused with what is wrong.
  */
@@ -64,8 +64,10 @@ export function parseExpression(text: string): ParsedExpression {
   const pointer = (named[3] ?? '').slice(1)
   if (pointer !== '' && !pointer.startsWith('/')) return refuse('a JSON pointer starts with /')
   if (!validPointer(pointer)) return refuse('the JSON pointer has a ~ not followed by 0 or 1')
-  if ((root === 'steps' || root === 'workflows') && (names.length < 3 || names[1] !== 'outputs'))
-    return refuse(`$${root} reads $${root}.<id>.outputs.<name>`)
+  if (root === 'steps' && (names.length < 3 || names[1] !== 'outputs'))
+    return refuse('$steps reads $steps.<id>.outputs.<name>')
+  if (root === 'workflows' && (names.length < 3 || (names[1] !== 'outputs' && names[1] !== 'inputs')))
+    return refuse('$workflows reads $workflows.<id>.inputs.<name> or $workflows.<id>.outputs.<name>')
   return { ok: true, expression: { root, names, pointer, text } }
 }
 

@@ -11,6 +11,7 @@ import {
   resolveValue,
   responseOf,
   type StepResponse,
+  type WorkflowRan,
 } from './evaluate.js'
 import { stepArguments } from './step-arguments.js'
 
@@ -102,7 +103,7 @@ export async function runWorkflow(
 ): Promise<RunEnd> {
   inputs = withDefaults(workflow.inputs, inputs)
   const steps = new Map<string, Record<string, unknown>>()
-  const workflows = new Map<string, Record<string, unknown>>()
+  const workflows = new Map<string, WorkflowRan>()
   const base = { inputs, steps, workflows, components: workflow.components ?? {} }
   for (const id of workflow.dependsOn) {
     const dependency = deps.findWorkflow(workflow, id)
@@ -116,7 +117,7 @@ export async function runWorkflow(
       return invalid(at, `workflows nest deeper than ${deps.limits.maxDepth}`)
     const end = await runWorkflow(dependency, inputs, deps, record, depth + 1, `${at}/`)
     if (!end.ok) return end
-    workflows.set(id, end.outputs)
+    workflows.set(id, { inputs: withDefaults(dependency.inputs, inputs), outputs: end.outputs })
   }
   const retries = new Map<WorkflowAction, number>()
   let index = 0
