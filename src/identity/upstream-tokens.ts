@@ -62,22 +62,34 @@ export function createUpstreamTokens(options: UpstreamTokensOptions): UpstreamTo
   const cache = createTokenCache({ now, shared: options.shared })
   // Never in Redis: an exchanged token is one caller's, and lives no longer than this replica needs it.
   const exchanged = createTokenCache({ now })
-  const get = async (into: TokenCache, key: string, request: TokenRequest, replacing: string | undefined) => {
-    const endpoint = endpointOf(request.tokenUrl)
+  // A cached token is answered without building the request or parsing its URL: both only when fetched.
+  const get = async (
+    into: TokenCache,
+    key: string,
+    tokenUrl: string,
+    request: () => TokenRequest,
+    replacing: string | undefined,
+  ) => {
     const answer = await into.get({
       key,
       replacing,
       fetch: async () => {
-        const issued = await fetchToken(request, options)
-        options.observe?.({ endpoint, result: 'failure' in issued ? issued.failure : 'ok' })
+        const issued = await fetchToken(request(), options)
+        options.observe?.({
+          endpoint: endpointOf(tokenUrl),
+          result: 'failure' in issued ? issued.failure : 'ok',
+        })
         return issued
       },
     })
-    return typeof answer === 'string' ? answer : { ...answer, endpoint }
+    return typeof answer === 'string' ? answer : { ...answer, endpoint: endpointOf(tokenUrl) }
   }
+  const hashed = createKeyHasher()
   return {
-    token: (need, replacing) => get(cache, cacheKey(need), tokenRequest(need), replacing),
-    exchange: (need, replacing) => get(exchanged, exchangeKey(need), exchangeRequest(need), replacing),
+    token: (need, replacing) =>
+      get(cache, cacheKey(need, hashed), need.tokenUrl, () => tokenRequest(need), replacing),
+    exchange: (need, replacing) =>
+      get(exchanged, exchangeKey(need), need.client.tokenUrl, () => exchangeRequest(need), replacing),
   }
 }
 
@@ -127,10 +139,37 @@ function tokenRequest({ credential, tokenUrl, scopes }: TokenNeed): TokenRequest
 }
 
 /** Names the token without a secret: the client id is hashed so a shared store never lists it. */
-function cacheKey({ owner, service, scheme, tokenUrl, credential, scopes }: TokenNeed): string {
-  const scopeSet = [...new Set(scopes)].sort().join(' ')
-  const parts = [tokenUrl, credential.clientId.reveal(), credential.audience ?? '', scopeSet]
-  return `${owner}:${service}:${scheme}:${shortHash(parts.join('\n'), 32)}`
+function cacheKey(
+  { owner, service, scheme, tokenUrl, credential, scopes }: TokenNeed,
+  hashed: KeyHasher,
+): string {
+  const parts = [tokenUrl, credential.clientId.reveal(), credential.audience ?? '', ...scopes]
+  return `${owner}:${service}:${scheme}:${hashed(parts.join('\n'))}`
+}
+
+type KeyHasher = (material: string) => string
+
+/** Distinct (endpoint, client, audience, scopes) are few (configuration × operations): past this many, the memo starts over. */
+const MAX_HASHED_KEYS = 10_000
+
+/**
+ * The hashed part of a cache key (sha256 over the endpoint, client, audience and the sorted,
+ * deduplicated scopes), computed once per distinct material: a cached token costs a map lookup,
+ * not a hash, on every call (bench row 11). The material is configuration, never a secret.
+ */
+function createKeyHasher(): KeyHasher {
+  const known = new Map<string, string>()
+  return (material) => {
+    let key = known.get(material)
+    if (key === undefined) {
+      const [tokenUrl, clientId, audience, ...scopes] = material.split('\n')
+      const scopeSet = [...new Set(scopes)].sort().join(' ')
+      key = shortHash([tokenUrl, clientId, audience, scopeSet].join('\n'), 32)
+      if (known.size >= MAX_HASHED_KEYS) known.clear()
+      known.set(material, key)
+    }
+    return key
+  }
 }
 
 /** The token endpoint as errors and metrics name it: origin and path, no query. */
