@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import { type Expression, parseExpression } from './expression.js'
 
 /**
@@ -28,9 +29,21 @@ type Token =
   | { readonly type: 'literal'; readonly value: unknown }
   | { readonly type: 'expression'; readonly expression: Expression }
 
-export function parseCondition(
-  text: string,
-): { ok: true; condition: Condition } | { ok: false; message: string } {
+type ParsedCondition = { ok: true; condition: Condition } | { ok: false; message: string }
+
+/** Parses `text`, once per distinct text (criteria are the catalog's, checked on every run). */
+export function parseCondition(text: string): ParsedCondition {
+  let parsed = parsedConditions.get(text)
+  if (parsed === undefined) {
+    parsed = parseConditionText(text)
+    parsedConditions.set(text, parsed)
+  }
+  return parsed
+}
+
+const parsedConditions = new LRUCache<string, ParsedCondition>({ max: 10_000 })
+
+function parseConditionText(text: string): ParsedCondition {
   if (text.length > MAX_LENGTH) return { ok: false, message: `is longer than ${MAX_LENGTH} characters` }
   const tokens = tokenize(text)
   if (typeof tokens === 'string') return { ok: false, message: tokens }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 /**
  * Arazzo 1.0.1 runtime expressions (§4.8): `$inputs.x`, `$steps.<id>.outputs.<name>`,
  * `$response.body#/pointer`, `$response.header.X`, `$statusCode`, `$url`, `$method`,
@@ -37,7 +38,24 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~A-Za-z0-9]+$/
 const ROOTS = new Set(['inputs', 'outputs', 'steps', 'workflows', 'components', 'sourceDescriptions'])
 
 /** Parses one whole runtime expression, e.g. `$response.body#/id`. */
+/**
+ * Parses `text`, once per distinct text: a workflow's expressions are the catalog's, read on every
+ * run of every step (bench row 12). The answers are immutable.
+ */
 export function parseExpression(text: string): ParsedExpression {
+  let parsed = parsedExpressions.get(text)
+  if (parsed === undefined) {
+    parsed = parseExpressionText(text)
+    parsedExpressions.set(text, parsed)
+  }
+  return parsed
+}
+
+/** A run reads the same few hundred expressions; past this many the least recently read are parsed again. */
+const PARSED_KEPT = 10_000
+const parsedExpressions = new LRUCache<string, ParsedExpression>({ max: PARSED_KEPT })
+
+function parseExpressionText(text: string): ParsedExpression {
   if (text.length > MAX_LENGTH) return refuse(`is longer than ${MAX_LENGTH} characters`)
   if (text === '$url' || text === '$method' || text === '$statusCode')
     return { ok: true, expression: { root: text.slice(1) as 'url', text } }

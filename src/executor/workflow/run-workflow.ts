@@ -347,9 +347,17 @@ function emptyResponse(status: number | null): StepResponse {
   return { status, headers: {}, body: () => ({ ok: false, why: 'no answer' }) }
 }
 
+/** Whether any of the step's expressions reads `$url` (which costs building the request's URL): once per step. */
 function readsUrl(step: WorkflowStep): boolean {
-  return JSON.stringify(step).includes('$url')
+  let reads = stepsReadingUrl.get(step)
+  if (reads === undefined) {
+    reads = JSON.stringify(step).includes('$url')
+    stepsReadingUrl.set(step, reads)
+  }
+  return reads
 }
+
+const stepsReadingUrl = new WeakMap<WorkflowStep, boolean>()
 
 function since(started: number): number {
   return Math.round((performance.now() - started) * 10) / 10
