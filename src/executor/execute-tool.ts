@@ -16,6 +16,7 @@ import { credentialSources } from './inject-credentials.js'
 import { asJsonRpcRequest, fromJsonRpcResponse } from './jsonrpc.js'
 import { previewRequest } from './preview-request.js'
 import { typeBody } from './read-response.js'
+import { refusal } from './refusal.js'
 import type { DryRunOutcome, Refusal, ToolCall, ToolOutcome, UpstreamBody, Violation } from './types.js'
 import type { Failure, RawResponse, UpstreamClient } from './upstream-client.js'
 import type { ArgumentValidator } from './validate-arguments.js'
@@ -376,20 +377,6 @@ function failed(failure: Failure, tool: Tool, origin: string): ToolOutcome {
 /** The refusal of a call whose arguments break these rules: 400 listing every violation. */
 export function invalidArguments(tool: Tool, violations: readonly Violation[]): Refusal {
   return refusal(new errors.toolArgumentsInvalid(tool.wireName), tool, { violations })
-}
-
-function refusal(
-  error: { message: string; code: string; statusCode?: number },
-  tool: Tool,
-  details: Record<string, unknown> = {},
-  headers: Record<string, string> = {},
-): Refusal {
-  return {
-    kind: 'refusal',
-    status: error.statusCode ?? 500,
-    body: { error: error.message, code: error.code, tool: tool.wireName, ...details },
-    headers,
-  }
 }
 
 function header(value: string | string[] | undefined): string | undefined {

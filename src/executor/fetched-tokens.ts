@@ -4,6 +4,7 @@ import { errors } from '../errors.js'
 import type { TokenNeed, TokenProblem, UpstreamTokens } from '../identity/upstream-tokens.js'
 import type { UpstreamRequest } from './build-request.js'
 import { tokenNeeds } from './inject-credentials.js'
+import { refusal } from './refusal.js'
 import type { Refusal } from './types.js'
 
 /** One token a call needs before it is sent: fetched (client credentials) or exchanged (RFC 8693). */
@@ -106,16 +107,8 @@ function tokenRefusal(tool: Tool, token: PendingToken, problem: TokenProblem): R
       : problem.failure === 'invalid'
         ? new errors.upstreamTokenInvalid(endpoint, token.where, detail)
         : new errors.upstreamTokenUnreachable(endpoint, token.where, detail)
-  return {
-    kind: 'refusal',
-    status: error.statusCode ?? 502,
-    body: {
-      error: error.message,
-      code: error.code,
-      tool: tool.wireName,
-      tokenEndpoint: endpoint,
-      ...(problem.oauthError ? { oauthError: problem.oauthError } : {}),
-    },
-    headers: {},
-  }
+  return refusal(error, tool, {
+    tokenEndpoint: endpoint,
+    ...(problem.oauthError ? { oauthError: problem.oauthError } : {}),
+  })
 }

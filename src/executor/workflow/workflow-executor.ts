@@ -5,6 +5,7 @@ import { errors } from '../../errors.js'
 import { globToRegExp, matchesAnyGlob } from '../../util/glob.js'
 import { checkArgumentValues, DEFAULT_ARGUMENT_DEPTH } from '../check-argument-values.js'
 import { type ExecutionScope, type Executor, invalidArguments } from '../execute-tool.js'
+import { refusal } from '../refusal.js'
 import type { Refusal, ToolCall, ToolOutcome } from '../types.js'
 import type { ArgumentValidator } from '../validate-arguments.js'
 import { planOf } from './plan.js'
@@ -132,12 +133,7 @@ function approvalRefusal(tool: Tool): Refusal {
     steps.join(', ') || 'a nested workflow',
     tool.wireName,
   )
-  return {
-    kind: 'refusal',
-    status: error.statusCode ?? 403,
-    body: { error: error.message, code: error.code, tool: tool.wireName, steps },
-    headers: {},
-  }
+  return refusal(error, tool, { steps })
 }
 
 function answer(outputs: Record<string, unknown>, record: RunRecord): ToolOutcome {
@@ -167,19 +163,11 @@ function ended(
         : end.reason === 'deadline'
           ? new errors.workflowDeadline(workflow.workflowId, String(settings.deadlineMs), end.step)
           : new errors.workflowRunInvalid(workflow.workflowId, end.step, end.message)
-  return {
-    kind: 'refusal',
-    status: error.statusCode ?? 502,
-    body: {
-      error: error.message,
-      code: error.code,
-      tool: tool.wireName,
-      step: end.step,
-      ...(end.status !== undefined ? { status: end.status } : {}),
-      ...(end.error !== undefined ? { upstreamError: end.error } : {}),
-      trace: record.trace,
-      sideEffects: record.sideEffects,
-    },
-    headers: {},
-  }
+  return refusal(error, tool, {
+    step: end.step,
+    ...(end.status !== undefined ? { status: end.status } : {}),
+    ...(end.error !== undefined ? { upstreamError: end.error } : {}),
+    trace: record.trace,
+    sideEffects: record.sideEffects,
+  })
 }
