@@ -25,6 +25,8 @@ process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url
 process.env.OTEL_EXPORTER_OTLP_PROTOCOL = 'http/json'
 process.env.OTEL_BSP_SCHEDULE_DELAY = '20' // ms: the batches leave at once, the test waits less
 process.env.OTEL_TRACES_SAMPLER = 'always_on'
+// A hung or refusing collector holds an export this long (10 s by default), and the next behind it.
+process.env.OTEL_EXPORTER_OTLP_TIMEOUT = '2000'
 const tracing = await startTracing(process.env)
 after(async () => {
   await tracing.shutdown(2_000)

@@ -111,6 +111,8 @@ test('a collector that is down: the server starts, calls answer, the lost spans 
     OTEL_EXPORTER_OTLP_ENDPOINT: url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '50',
+    // The exporter retries a refused connection until its timeout (10 s by default): 1 s here.
+    OTEL_EXPORTER_OTLP_TIMEOUT: '1000',
   })
   for (let i = 0; i < 5; i++) assert.equal((await call(server.url)).status, 200)
   while (!server.logs().includes('trace export failed'))
