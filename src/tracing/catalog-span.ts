@@ -1,30 +1,22 @@
 import { SpanStatusCode } from '@opentelemetry/api'
 import type { Catalog } from '../catalog/types.js'
 import type { ReloadRecord } from '../store/types.js'
-import { tracer } from './tracer.js'
+import { inActiveSpan, tracer } from './tracer.js'
 
 /** The first catalog build as a span: its version, tool count and errors (or why it failed). */
 export async function traceCatalogBuild<T extends { current(): { catalog: Catalog } }>(
   build: () => Promise<T>,
 ): Promise<T> {
-  return tracer.startActiveSpan('catalog build', async (span) => {
-    try {
-      const store = await build()
-      const { catalog } = store.current()
-      span.setAttribute('toolgate.catalog.version', catalog.version)
-      span.setAttribute('toolgate.catalog.tools', catalog.tools.length)
-      span.setAttribute(
-        'toolgate.catalog.errors',
-        catalog.problems.filter((problem) => problem.severity === 'error').length,
-      )
-      return store
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR })
-      span.setAttribute('error.type', err instanceof Error ? err.name : 'unknown')
-      throw err
-    } finally {
-      span.end()
-    }
+  return inActiveSpan('catalog build', {}, async (span) => {
+    const store = await build()
+    const { catalog } = store.current()
+    span.setAttribute('toolgate.catalog.version', catalog.version)
+    span.setAttribute('toolgate.catalog.tools', catalog.tools.length)
+    span.setAttribute(
+      'toolgate.catalog.errors',
+      catalog.problems.filter((problem) => problem.severity === 'error').length,
+    )
+    return store
   })
 }
 

@@ -1,7 +1,7 @@
 import { type Span, SpanKind, SpanStatusCode } from '@opentelemetry/api'
 import type { ExecutionScope, Executor } from '../executor/execute-tool.js'
 import type { DryRunOutcome, ToolCall, ToolOutcome } from '../executor/types.js'
-import { ATTR, tracer } from './tracer.js'
+import { ATTR, inActiveSpan } from './tracer.js'
 
 /**
  * The executor with one span per tool call and per dry run, named and keyed as the GenAI
@@ -34,18 +34,10 @@ function inToolSpan<T extends ToolOutcome | DryRunOutcome>(
     [ATTR.approvalGiven]: call.approval !== undefined,
   }
   const options = { kind: SpanKind.INTERNAL, attributes }
-  return tracer.startActiveSpan(`execute_tool ${tool.wireName}`, options, async (span) => {
-    try {
-      const outcome = await run()
-      recordOutcome(span, outcome)
-      return outcome
-    } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR })
-      span.setAttribute('error.type', err instanceof Error ? err.name : 'unknown')
-      throw err
-    } finally {
-      span.end()
-    }
+  return inActiveSpan(`execute_tool ${tool.wireName}`, options, async (span) => {
+    const outcome = await run()
+    recordOutcome(span, outcome)
+    return outcome
   })
 }
 

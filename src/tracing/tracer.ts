@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api'
+import { type Span, type SpanOptions, SpanStatusCode, trace } from '@opentelemetry/api'
 import { PACKAGE_VERSION } from '../version.js'
 
 /**
@@ -19,3 +19,25 @@ export const ATTR = {
   validationFailures: 'toolgate.tool.validation_failures',
   breakerState: 'toolgate.upstream.breaker.state',
 } as const
+
+/**
+ * Runs `body` in a new active span, which ends when `body` settles; a throw marks it ERROR with the
+ * error's class as `error.type` (never its message: it may quote a caller's input).
+ */
+export function inActiveSpan<T>(
+  name: string,
+  options: SpanOptions,
+  body: (span: Span) => Promise<T>,
+): Promise<T> {
+  return tracer.startActiveSpan(name, options, async (span) => {
+    try {
+      return await body(span)
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR })
+      span.setAttribute('error.type', err instanceof Error ? err.name : 'unknown')
+      throw err
+    } finally {
+      span.end()
+    }
+  })
+}
