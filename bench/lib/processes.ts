@@ -5,7 +5,7 @@ import { createServer } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { request } from 'undici'
-import { GATEWAY_CLI } from './paths.js'
+import { benchScript, GATEWAY_CLI } from './paths.js'
 import { SHIPPED } from './shipped.js'
 
 /** Which CPUs each role runs on; `undefined` means unpinned. */
@@ -211,4 +211,9 @@ export async function treeMemoryOf(pid: number): Promise<{ rssMb: number; childr
   let rssMb = own.rssMb
   for (const memory of children.values()) rssMb += memory.rssMb
   return { rssMb, children }
+}
+
+/** The rows' upstream (`servers/upstream.ts`): the same small JSON answer to every request, on `cpus`. */
+export function startItemsUpstream(cpus: string | undefined): Promise<Started> {
+  return startScriptServer('upstream', benchScript('servers', 'upstream.js'), [], cpus)
 }

@@ -10,8 +10,8 @@ import { comparePair } from '../lib/compare.js'
 import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { benchConfig } from '../lib/items-spec.js'
 import type { LoadRequest } from '../lib/load.js'
-import { benchScript, fromRoot } from '../lib/paths.js'
-import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { fromRoot } from '../lib/paths.js'
+import { type Started, startGateway, startItemsUpstream, stop } from '../lib/processes.js'
 import { type RowResult, ratioRow } from '../lib/report.js'
 
 const CALL: LoadRequest = {
@@ -76,12 +76,7 @@ export async function identityRows(ctx: RowContext): Promise<RowResult[]> {
   const started: Started[] = []
   const tokens = await startTokenEndpoint()
   try {
-    const upstream = await startScriptServer(
-      'upstream',
-      benchScript('servers', 'upstream.js'),
-      [],
-      ctx.cpus.upstream,
-    )
+    const upstream = await startItemsUpstream(ctx.cpus.upstream)
     started.push(upstream)
     ctx.log('row 11: starting a gateway with a fetched OAuth2 token and one with a static bearer')
     const fetched = await gatewayWith(

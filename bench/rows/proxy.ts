@@ -13,7 +13,7 @@ import { ITEMS_TOOL_ID, itemsSetup } from '../lib/items-spec.js'
 import { type LoadRequest, type LoadResult, problemsOf, runOpen, runStallProbe } from '../lib/load.js'
 import { mcpRequest } from '../lib/mcp.js'
 import { benchScript } from '../lib/paths.js'
-import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { type Started, startGateway, startItemsUpstream, startScriptServer, stop } from '../lib/processes.js'
 import { ms, type RowResult, rangeOf, ratioRow } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
@@ -33,12 +33,7 @@ const STALL_PROBE_SECONDS = 1
 export async function proxyRows(ctx: RowContext): Promise<RowResult[]> {
   const started: Started[] = []
   try {
-    const upstream = await startScriptServer(
-      'upstream',
-      benchScript('servers', 'upstream.js'),
-      [],
-      ctx.cpus.upstream,
-    )
+    const upstream = await startItemsUpstream(ctx.cpus.upstream)
     started.push(upstream)
     const { specs, configFile } = await itemsSetup(
       ctx.tmp,

@@ -6,19 +6,14 @@ import { comparePair } from '../lib/compare.js'
 import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
 import { benchScript } from '../lib/paths.js'
-import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { type Started, startGateway, startItemsUpstream, startScriptServer, stop } from '../lib/processes.js'
 import { type RowResult, ratioRow } from '../lib/report.js'
 import { sameAnswers, toolCall } from './proxy.js'
 
 export async function tracingRows(ctx: RowContext): Promise<RowResult[]> {
   const started: Started[] = []
   try {
-    const upstream = await startScriptServer(
-      'upstream',
-      benchScript('servers', 'upstream.js'),
-      [],
-      ctx.cpus.upstream,
-    )
+    const upstream = await startItemsUpstream(ctx.cpus.upstream)
     started.push(upstream)
     const collector = await startScriptServer(
       'collector',

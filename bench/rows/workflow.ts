@@ -7,8 +7,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { GATEWAY_ENV, type RowContext } from '../lib/context.js'
 import { itemsSetup } from '../lib/items-spec.js'
-import { benchScript } from '../lib/paths.js'
-import { type Started, startGateway, startScriptServer, stop } from '../lib/processes.js'
+import { type Started, startGateway, startItemsUpstream, stop } from '../lib/processes.js'
 import { formatNumber, type RowResult, rangeOf } from '../lib/report.js'
 import { round, summarize } from '../lib/stats.js'
 
@@ -46,12 +45,7 @@ const HEADERS = { 'content-type': 'application/json' }
 export async function workflowRows(ctx: RowContext): Promise<RowResult[]> {
   const started: Started[] = []
   try {
-    const upstream = await startScriptServer(
-      'upstream',
-      benchScript('servers', 'upstream.js'),
-      [],
-      ctx.cpus.upstream,
-    )
+    const upstream = await startItemsUpstream(ctx.cpus.upstream)
     started.push(upstream)
     const { specs, configFile } = await itemsSetup(
       ctx.tmp,
