@@ -97,6 +97,17 @@ interface Refusal {
  * checks each route's `config.access`, the browser Origin and the caller's rate limit, and serves
  * the OAuth protected resource metadata (RFC 9728) MCP clients discover issuers with.
  */
+/** A catalog's tools by ID, made once per catalog (a workflow's access check looks its steps up on every call). */
+const byId = new WeakMap<Catalog, ReadonlyMap<string, Tool>>()
+function toolsById(catalog: Catalog): ReadonlyMap<string, Tool> {
+  let tools = byId.get(catalog)
+  if (!tools) {
+    tools = new Map(catalog.tools.map((tool) => [tool.id, tool]))
+    byId.set(catalog, tools)
+  }
+  return tools
+}
+
 async function access(fastify: FastifyInstance) {
   const { access: config, redisKeyPrefix } = fastify.config
   const authenticator = createAuthenticator(config.clients)
@@ -114,7 +125,7 @@ async function access(fastify: FastifyInstance) {
         return new errors.accessApprovalNotAllowed(callerName(caller), tool.wireName)
       // A workflow calls its steps' tools for the caller: each must be one the caller may call (and approve).
       for (const id of tool.workflow?.toolIds ?? []) {
-        const step = catalog.tools.find((candidate) => candidate.id === id)
+        const step = toolsById(catalog).get(id)
         if (step && !scope.mayCall(step))
           return new errors.accessToolNotAllowed(callerName(caller), step.wireName)
         if (step?.safety.requiresApproval && approval !== undefined && !scope.mayApprove(step))
