@@ -282,12 +282,8 @@ function answered(response: RawResponse, origin: string): ToolOutcome {
   const body = typeBody(response.bytes, contentType, response.status)
   const { status, attempts } = response
   if (status >= 300 && status < 400) return redirectAsData(status, body, headers, origin, attempts)
-  const upstreamHeaders: Record<string, string> = {}
-  for (const [name, value] of Object.entries(response.headers)) {
-    const text = header(value)
-    if (text !== undefined) upstreamHeaders[name] = text
-  }
-  return { kind: 'answer', status, body, headers, upstreamHeaders, origin, attempts }
+  // Every header, as received (read only by a workflow's expressions): a reference, not a copy per call.
+  return { kind: 'answer', status, body, headers, upstreamHeaders: response.headers, origin, attempts }
 }
 
 /**

@@ -39,8 +39,8 @@ export interface UpstreamAnswer {
   readonly body: UpstreamBody
   /** The few upstream headers worth passing on (Location, Retry-After, ETag, Link). */
   readonly headers: Readonly<Record<string, string>>
-  /** Every upstream header, for a workflow's `$response.header.*` expressions; never relayed. */
-  readonly upstreamHeaders?: Readonly<Record<string, string>>
+  /** Every upstream header as undici gave it, for a workflow's `$response.header.*` expressions; never relayed. */
+  readonly upstreamHeaders?: Readonly<Record<string, string | string[] | undefined>>
   readonly origin: string
   readonly attempts: number
 }

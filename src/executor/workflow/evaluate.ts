@@ -10,7 +10,8 @@ export class RunError extends Error {}
 /** A step's answer as expressions read it: `$statusCode`, `$response.*`, `$url`, `$method`. */
 export interface StepResponse {
   readonly status: number | null
-  readonly headers: Readonly<Record<string, string>>
+  /** An array is a repeated header (read joined with `, `); undefined is an absent one. */
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>
   /** The body as JSON when it is JSON; a reason when it is not. */
   readonly body: () => { ok: true; value: unknown } | { ok: false; why: string; text?: string }
   readonly url?: string
@@ -180,10 +181,12 @@ function asText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
 }
 
-function headerOf(headers: Readonly<Record<string, string>>, name: string): unknown {
+function headerOf(headers: StepResponse['headers'], name: string): unknown {
   const lower = name.toLowerCase()
   const key = Object.keys(headers).find((k) => k.toLowerCase() === lower)
-  return key === undefined ? ABSENT : headers[key]
+  const value = key === undefined ? undefined : headers[key]
+  if (value === undefined) return ABSENT
+  return Array.isArray(value) ? value.join(', ') : value
 }
 
 function walk(root: unknown, names: readonly string[]): unknown {
